@@ -1,0 +1,144 @@
+//! Domain events: what a change raises, with the data a webhook or an email needs.
+//!
+//! They are written to the outbox in the same transaction as the change that raised them.
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::actor::{Actor, Assignee};
+use crate::ids::{EventId, GuestId, RunId, TaskId, TeamId, TemplateId, TemplateTaskId};
+use crate::values::Email;
+
+/// One event, as appended to the outbox.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Its id; also the webhook's `webhook-id`, so receivers can drop duplicates.
+    pub id: EventId,
+    /// The team whose change raised it.
+    pub team_id: TeamId,
+    /// When the change happened.
+    #[serde(with = "time::serde::rfc3339")]
+    pub occurred_at: OffsetDateTime,
+    /// What happened.
+    pub payload: EventPayload,
+}
+
+/// What happened.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EventPayload {
+    /// A run was started.
+    RunCreated {
+        /// The run as the Create response shows it.
+        run: RunSnapshot,
+    },
+    /// A task was completed.
+    TaskCompleted {
+        /// The task after the change.
+        task: TaskSnapshot,
+    },
+    /// The last open task of a run was closed.
+    RunCompleted {
+        /// The run after the change.
+        run: RunSnapshot,
+    },
+    /// A task was given an assignee, who gets a notification email.
+    TaskAssigned {
+        /// The task after the change.
+        task: TaskSnapshot,
+        /// The run's title, for the email.
+        run_title: String,
+        /// Where to send the notification, when known; else the member's address is looked up.
+        email: Option<Email>,
+    },
+    /// A guest was invited; the invitation email carries the share link.
+    GuestInvited {
+        /// The run shared.
+        run_id: RunId,
+        /// The run's title, for the email.
+        run_title: String,
+        /// The guest record.
+        guest_id: GuestId,
+        /// The guest's address.
+        email: Email,
+        /// The link to open the run.
+        share_url: String,
+    },
+}
+
+impl EventPayload {
+    /// The event's name: the webhook event name where there is one.
+    ///
+    /// ```
+    /// use procflow_domain::event::EventPayload;
+    /// use procflow_domain::ids::{GuestId, RunId};
+    ///
+    /// let invited = EventPayload::GuestInvited {
+    ///     run_id: RunId::from_uuid(uuid::Uuid::nil()),
+    ///     run_title: "Onboarding".into(),
+    ///     guest_id: GuestId::from_uuid(uuid::Uuid::nil()),
+    ///     email: "guest@example.org".parse().unwrap(),
+    ///     share_url: "https://example.org/instance/x?token=y".into(),
+    /// };
+    /// assert_eq!(invited.name(), "process_run.guest_invited");
+    /// ```
+    #[must_use]
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Self::RunCreated { .. } => "process_run.created",
+            Self::TaskCompleted { .. } => "process_step.completed",
+            Self::RunCompleted { .. } => "process_run.completed",
+            Self::TaskAssigned { .. } => "process_step.assigned",
+            Self::GuestInvited { .. } => "process_run.guest_invited",
+        }
+    }
+}
+
+/// A run's fields as the Create response carries them (spec 2.5).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunSnapshot {
+    /// The run.
+    pub id: RunId,
+    /// Its template.
+    pub template_id: TemplateId,
+    /// Its title.
+    pub title: String,
+    /// `active` or `completed`.
+    pub status: String,
+    /// Who started it.
+    pub started_by: Actor,
+    /// Its team.
+    pub team_id: TeamId,
+    /// Its time zone.
+    pub timezone: String,
+    /// When it was created.
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    /// When it was completed.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub completed_at: Option<OffsetDateTime>,
+}
+
+/// A run task's fields as a webhook or an email shows them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskSnapshot {
+    /// The task.
+    pub id: TaskId,
+    /// Its run.
+    pub instance_id: RunId,
+    /// The template task it was copied from.
+    pub template_task_id: TemplateTaskId,
+    /// Its title.
+    pub title: String,
+    /// Whether it is completed.
+    pub completed: bool,
+    /// When it was completed.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub completed_at: Option<OffsetDateTime>,
+    /// Who completed it.
+    pub completed_by: Option<Actor>,
+    /// Its assignee.
+    pub assignee: Option<Assignee>,
+    /// Whether completing it sends a webhook.
+    pub webhook_enabled: bool,
+}

@@ -1,0 +1,26 @@
+//! Ids that count up, so tests can predict and order them.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use uuid::Uuid;
+
+use crate::ports::IdGenerator;
+use crate::values::ShareToken;
+
+/// An [`IdGenerator`] handing out 1, 2, 3, ... as UUIDs (increasing, like UUIDv7) and
+/// `token-1`, `token-2`, ... as share tokens.
+#[derive(Debug, Default)]
+pub struct SequentialIds(AtomicU64);
+
+impl IdGenerator for SequentialIds {
+    fn new_id(&self) -> Uuid {
+        Uuid::from_u128(u128::from(self.0.fetch_add(1, Ordering::Relaxed) + 1))
+    }
+
+    fn share_token(&self) -> ShareToken {
+        ShareToken::new(format!(
+            "token-{}",
+            self.0.fetch_add(1, Ordering::Relaxed) + 1
+        ))
+    }
+}

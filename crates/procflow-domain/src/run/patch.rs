@@ -1,0 +1,252 @@
+//! The task state machine: one patch applied to one task of one run.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use super::{Decision, Run, RunStatus, RunTask, TaskState};
+use crate::actor::{Actor, Assignee};
+use crate::error::{DomainError, ValidationError};
+use crate::event::{Event, EventPayload};
+use crate::ids::{ElementId, EventId};
+use crate::ports::IdGenerator;
+use crate::template::TaskType;
+use crate::values::Email;
+
+/// The longest approval comment, in characters.
+pub const MAX_COMMENT_CHARS: usize = 10_000;
+
+/// A value written to an element of a run task.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElementWrite {
+    /// The element.
+    pub id: ElementId,
+    /// Its new value; `null` clears it.
+    pub value: Value,
+}
+
+/// Everything one PATCH may change at once; `None` leaves a field as it is.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TaskPatch {
+    /// `true` completes the task, `false` reopens it.
+    pub completed: Option<bool>,
+    /// `true` skips a non-essential task, `false` reopens a skipped one.
+    pub skipped: Option<bool>,
+    /// `Some(None)` unassigns; `Some(Some(a))` assigns.
+    pub assignee: Option<Option<Assignee>>,
+    /// Where the assignment notification goes, when the caller knows it.
+    pub assignee_email: Option<Email>,
+    /// Values to write.
+    pub custom_elements: Vec<ElementWrite>,
+    /// The decision on an approval task.
+    pub decision: Option<Decision>,
+    /// A comment, given with a decision.
+    pub comment: Option<String>,
+}
+
+/// The outcome of a patch: what the store writes, in one transaction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskChange {
+    /// The run header after the change.
+    pub run: Run,
+    /// The task after the change.
+    pub task: RunTask,
+    /// What the change raised.
+    pub events: Vec<Event>,
+    /// Whether anything changed at all.
+    pub changed: bool,
+    /// Required elements still empty on a task completed by this change (reported, not refused).
+    pub missing_required: Vec<ElementId>,
+}
+
+impl TaskPatch {
+    /// Applies the patch to `task` of `run`, acting as `actor`.
+    ///
+    /// The run completes, with `completed_at`, exactly when the change closes its last open
+    /// task. A refused patch changes nothing.
+    ///
+    /// # Errors
+    /// [`DomainError::RunCompleted`] on a completed run; a [`ValidationError`] for skipping an
+    /// essential task, contradictory fields, a decision on a plain task, an unknown element or
+    /// a value its element refuses.
+    pub fn apply(
+        &self,
+        run: &Run,
+        task: &RunTask,
+        actor: Actor,
+        ids: &dyn IdGenerator,
+        now: OffsetDateTime,
+    ) -> Result<TaskChange, DomainError> {
+        if run.is_completed() {
+            return Err(DomainError::RunCompleted);
+        }
+        self.check_fields(task)?;
+        let mut next = task.clone();
+        self.write_elements(&mut next)?;
+        next.state = self.next_state(task, actor, now);
+        self.record_decision(task, &mut next);
+        if let Some(assignee) = &self.assignee {
+            next.assignee.clone_from(assignee);
+        }
+
+        let mut run_after = run.clone();
+        let mut events = Vec::new();
+        let event = |payload| Event {
+            id: EventId::from_uuid(ids.new_id()),
+            team_id: run.team_id,
+            occurred_at: now,
+            payload,
+        };
+        let changed = next != *task;
+        if changed {
+            run_after.updated_at = Some(now);
+        }
+        match (task.is_open(), next.is_open()) {
+            (true, false) => run_after.open_tasks = run_after.open_tasks.saturating_sub(1),
+            (false, true) => run_after.open_tasks += 1,
+            _ => {}
+        }
+        if !task.completed() && next.completed() {
+            events.push(event(EventPayload::TaskCompleted {
+                task: next.snapshot(),
+            }));
+        }
+        if next.assignee != task.assignee && next.assignee.is_some() {
+            let email = match &next.assignee {
+                Some(Assignee::Email(email)) => Some(email.clone()),
+                _ => self.assignee_email.clone(),
+            };
+            events.push(event(EventPayload::TaskAssigned {
+                task: next.snapshot(),
+                run_title: run.title.clone(),
+                email,
+            }));
+        }
+        if run_after.open_tasks == 0 {
+            run_after.status = RunStatus::Completed;
+            run_after.completed_at = Some(now);
+            events.push(event(EventPayload::RunCompleted {
+                run: run_after.snapshot(),
+            }));
+        }
+        let missing_required = if next.completed() {
+            next.custom_elements
+                .iter()
+                .filter(|e| e.is_missing())
+                .map(|e| e.id)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(TaskChange {
+            run: run_after,
+            task: next,
+            events,
+            changed,
+            missing_required,
+        })
+    }
+
+    fn check_fields(&self, task: &RunTask) -> Result<(), ValidationError> {
+        if self.completed == Some(true) && self.skipped == Some(true) {
+            return Err(ValidationError::field(
+                "skipped",
+                "a task cannot be completed and skipped at once",
+            ));
+        }
+        if self.skipped == Some(true) && task.is_essential {
+            return Err(ValidationError::EssentialTask { task: task.name() });
+        }
+        if let Some(decision) = self.decision {
+            if task.task_type != TaskType::Approval {
+                return Err(ValidationError::field(
+                    "decision",
+                    "only approval tasks take a decision",
+                ));
+            }
+            let contradicts = match decision {
+                Decision::Approved => self.completed == Some(false) || self.skipped == Some(true),
+                Decision::Rejected => self.completed == Some(true) || self.skipped == Some(true),
+            };
+            if contradicts {
+                return Err(ValidationError::field(
+                    "decision",
+                    "contradicts the completed or skipped field of the same request",
+                ));
+            }
+        }
+        if let Some(comment) = &self.comment {
+            if self.decision.is_none() {
+                return Err(ValidationError::field(
+                    "comment",
+                    "a comment is given with a decision",
+                ));
+            }
+            if comment.contains('\0') || comment.chars().count() > MAX_COMMENT_CHARS {
+                return Err(ValidationError::field(
+                    "comment",
+                    "must be at most 10000 characters, without NUL",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn write_elements(&self, task: &mut RunTask) -> Result<(), ValidationError> {
+        let mut seen = HashSet::with_capacity(self.custom_elements.len());
+        for (i, write) in self.custom_elements.iter().enumerate() {
+            if !seen.insert(write.id) {
+                return Err(ValidationError::field(
+                    format!("custom_elements[{i}].id"),
+                    format!("element {} is written twice", write.id),
+                ));
+            }
+            let task_name = task.name();
+            let element = task
+                .custom_elements
+                .iter_mut()
+                .find(|e| e.id == write.id)
+                .ok_or_else(|| {
+                    ValidationError::field(
+                        format!("custom_elements[{i}].id"),
+                        format!("task {task_name} has no element {}", write.id),
+                    )
+                })?;
+            element.value = element.validate_write(&write.value)?;
+        }
+        Ok(())
+    }
+
+    fn next_state(&self, task: &RunTask, actor: Actor, now: OffsetDateTime) -> TaskState {
+        let complete = self.completed == Some(true) || self.decision == Some(Decision::Approved);
+        let reopen_completed =
+            self.completed == Some(false) || self.decision == Some(Decision::Rejected);
+        match task.state {
+            // Completing a completed task keeps who completed it first, and when.
+            TaskState::Completed { .. } if complete => task.state,
+            _ if complete => TaskState::Completed { at: now, by: actor },
+            _ if self.skipped == Some(true) => TaskState::Skipped,
+            TaskState::Completed { .. } if reopen_completed => TaskState::Open,
+            TaskState::Skipped
+                if self.skipped == Some(false) || self.decision == Some(Decision::Rejected) =>
+            {
+                TaskState::Open
+            }
+            state => state,
+        }
+    }
+
+    fn record_decision(&self, before: &RunTask, next: &mut RunTask) {
+        if let Some(decision) = self.decision {
+            next.decision = Some(decision);
+            next.comment.clone_from(&self.comment);
+        } else if next.task_type == TaskType::Approval && next.completed() && !before.completed() {
+            next.decision = Some(Decision::Approved);
+            next.comment = None;
+        } else if before.completed() && !next.completed() {
+            next.decision = None;
+            next.comment = None;
+        }
+    }
+}

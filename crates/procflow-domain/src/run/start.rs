@@ -1,0 +1,204 @@
+//! Starting a run: the frozen snapshot of a published template, with pre-filled values.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use super::{Run, RunStatus, RunTask, TaskState};
+use crate::actor::{Actor, Assignee, TemplateAssignee};
+use crate::error::{DomainError, ValidationError};
+use crate::event::{Event, EventPayload};
+use crate::ids::{ElementId, EventId, RunId, TaskId, TemplateTaskId};
+use crate::ports::IdGenerator;
+use crate::team::Member;
+use crate::template::Template;
+
+/// The longest run title, in characters.
+pub const MAX_TITLE_CHARS: usize = 500;
+
+/// A value to pre-fill: an element of a template task (spec 4.6 `custom_elements`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prefill {
+    /// The template task.
+    pub task_id: TemplateTaskId,
+    /// An existing element of that task.
+    pub element_id: ElementId,
+    /// The value, of the element's type.
+    pub value: Value,
+}
+
+/// Everything a run is started from.
+#[derive(Clone, Debug)]
+pub struct StartRun<'a> {
+    /// The template to copy; it must be published.
+    pub template: &'a Template,
+    /// The title; the template's title when `None`.
+    pub title: Option<String>,
+    /// When the run is due.
+    pub due_date: Option<OffsetDateTime>,
+    /// The active member the run is attributed to (`actor_email`), if any.
+    pub runner: Option<&'a Member>,
+    /// The team's time zone.
+    pub timezone: String,
+    /// Values to pre-fill.
+    pub prefill: Vec<Prefill>,
+}
+
+/// A started run: what the store writes in one transaction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewRun {
+    /// The header.
+    pub run: Run,
+    /// Every task, by order.
+    pub tasks: Vec<RunTask>,
+    /// `process_run.created`, and one assignment per assigned task.
+    pub events: Vec<Event>,
+}
+
+impl Run {
+    /// Copies a published template into a new run: sections, tasks and elements are frozen,
+    /// pre-filled values written, `runner` tasks assigned to the attributed member, due dates
+    /// resolved.
+    ///
+    /// # Errors
+    /// [`DomainError::TemplateNotPublished`]; a [`ValidationError`] for a bad title, an unknown
+    /// task or element in the pre-fill, or a value its element refuses.
+    pub fn start(
+        request: StartRun<'_>,
+        ids: &dyn IdGenerator,
+        now: OffsetDateTime,
+    ) -> Result<NewRun, DomainError> {
+        let template = request.template;
+        if !template.is_published {
+            return Err(DomainError::TemplateNotPublished);
+        }
+        let title = match request.title {
+            None => template.title.clone(),
+            Some(title) => check_title(title)?,
+        };
+        let run_id = RunId::from_uuid(ids.new_id());
+        let started_by = request.runner.map_or(Actor::Api, |m| Actor::User(m.id));
+        let mut tasks: Vec<RunTask> = template
+            .tasks
+            .iter()
+            .map(|task| RunTask {
+                id: TaskId::from_uuid(ids.new_id()),
+                run_id,
+                template_task_id: task.id,
+                title: task.title.clone(),
+                state: TaskState::Open,
+                order: task.order,
+                section_id: task.section_id,
+                assignee: match &task.assignee {
+                    None => None,
+                    Some(TemplateAssignee::Runner) => request.runner.map(|m| Assignee::User(m.id)),
+                    Some(TemplateAssignee::Fixed(assignee)) => Some(assignee.clone()),
+                },
+                is_essential: task.is_essential,
+                task_type: task.task_type,
+                due_date: task.due_date.as_ref().map(|rule| rule.resolve(now)),
+                webhook_enabled: task.webhook_enabled,
+                decision: None,
+                comment: None,
+                custom_elements: task.custom_elements.clone(),
+                created_at: now,
+            })
+            .collect();
+        apply_prefill(template, &mut tasks, request.prefill)?;
+
+        let run = Run {
+            id: run_id,
+            team_id: template.team_id,
+            template_id: template.id,
+            template_version: template.version,
+            title,
+            status: RunStatus::Active,
+            started_by,
+            timezone: request.timezone,
+            due_date: request.due_date,
+            is_shared: false,
+            sections: template.sections.clone(),
+            open_tasks: u32::try_from(tasks.len()).unwrap_or(u32::MAX),
+            created_at: now,
+            updated_at: None,
+            completed_at: None,
+        };
+        let event = |payload| Event {
+            id: EventId::from_uuid(ids.new_id()),
+            team_id: run.team_id,
+            occurred_at: now,
+            payload,
+        };
+        let mut events = vec![event(EventPayload::RunCreated {
+            run: run.snapshot(),
+        })];
+        events.extend(tasks.iter().filter(|t| t.assignee.is_some()).map(|task| {
+            let email = match (&task.assignee, request.runner) {
+                (Some(Assignee::Email(email)), _) => Some(email.clone()),
+                (Some(Assignee::User(user)), Some(runner)) if *user == runner.id => {
+                    Some(runner.email.clone())
+                }
+                _ => None,
+            };
+            event(EventPayload::TaskAssigned {
+                task: task.snapshot(),
+                run_title: run.title.clone(),
+                email,
+            })
+        }));
+        Ok(NewRun { run, tasks, events })
+    }
+}
+
+fn check_title(title: String) -> Result<String, ValidationError> {
+    let refuse = |message: &str| ValidationError::field("name", message);
+    if title.trim().is_empty() {
+        return Err(refuse("must not be empty"));
+    }
+    if title.contains('\0') {
+        return Err(refuse("must not contain NUL characters"));
+    }
+    if title.chars().count() > MAX_TITLE_CHARS {
+        return Err(refuse("must be at most 500 characters"));
+    }
+    Ok(title)
+}
+
+fn apply_prefill(
+    template: &Template,
+    tasks: &mut [RunTask],
+    prefill: Vec<Prefill>,
+) -> Result<(), ValidationError> {
+    let mut seen = HashSet::with_capacity(prefill.len());
+    for (i, item) in prefill.into_iter().enumerate() {
+        let at = |field: &str| format!("custom_elements[{i}].{field}");
+        let task = tasks
+            .iter_mut()
+            .find(|t| t.template_task_id == item.task_id)
+            .ok_or_else(|| {
+                ValidationError::field(
+                    at("task_id"),
+                    format!("template {} has no task {}", template.id, item.task_id),
+                )
+            })?;
+        let element = task
+            .custom_elements
+            .iter_mut()
+            .find(|e| e.id == item.element_id)
+            .ok_or_else(|| {
+                ValidationError::field(
+                    at("element_id"),
+                    format!("task {} has no element {}", item.task_id, item.element_id),
+                )
+            })?;
+        if !seen.insert((item.task_id, item.element_id)) {
+            return Err(ValidationError::field(
+                at("element_id"),
+                format!("element {} is pre-filled twice", item.element_id),
+            ));
+        }
+        element.value = element.validate_write(&item.value)?;
+    }
+    Ok(())
+}

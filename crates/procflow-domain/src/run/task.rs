@@ -1,0 +1,133 @@
+//! A run's task: its state (open, completed, skipped) and its current form values.
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::actor::{Actor, Assignee};
+use crate::element::CustomElement;
+use crate::event::TaskSnapshot;
+use crate::ids::{RunId, SectionId, TaskId, TemplateTaskId};
+use crate::template::TaskType;
+
+/// Where a task stands. Completed and skipped exclude each other by construction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskState {
+    /// Still to do.
+    Open,
+    /// Done, by whom and when.
+    Completed {
+        /// When it was completed.
+        at: OffsetDateTime,
+        /// Who completed it.
+        by: Actor,
+    },
+    /// Deliberately not done (non-essential tasks only).
+    Skipped,
+}
+
+/// The decision recorded on an approval task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// Completes the task.
+    Approved,
+    /// Leaves the task open.
+    Rejected,
+}
+
+/// A task of a run, copied from a template task when the run started.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunTask {
+    /// Its id, unique to the run.
+    pub id: TaskId,
+    /// Its run (`instance_id`).
+    pub run_id: RunId,
+    /// The template task it was copied from.
+    pub template_task_id: TemplateTaskId,
+    /// Its title.
+    pub title: String,
+    /// Open, completed or skipped.
+    pub state: TaskState,
+    /// 0-based position in the run's task list.
+    pub order: u32,
+    /// The run section it belongs to.
+    pub section_id: SectionId,
+    /// Who it is assigned to.
+    pub assignee: Option<Assignee>,
+    /// Essential tasks cannot be skipped.
+    pub is_essential: bool,
+    /// Task or approval.
+    pub task_type: TaskType,
+    /// When it is due, resolved from the template's rule.
+    pub due_date: Option<OffsetDateTime>,
+    /// Whether completing it sends a webhook.
+    pub webhook_enabled: bool,
+    /// The decision on an approval task.
+    pub decision: Option<Decision>,
+    /// The comment given with the decision.
+    pub comment: Option<String>,
+    /// The form fields with their current values.
+    pub custom_elements: Vec<CustomElement>,
+    /// When it was created (with its run).
+    pub created_at: OffsetDateTime,
+}
+
+impl RunTask {
+    /// Neither completed nor skipped.
+    #[must_use]
+    pub fn is_open(&self) -> bool {
+        self.state == TaskState::Open
+    }
+
+    /// Whether it is completed.
+    #[must_use]
+    pub fn completed(&self) -> bool {
+        matches!(self.state, TaskState::Completed { .. })
+    }
+
+    /// Whether it is skipped.
+    #[must_use]
+    pub fn skipped(&self) -> bool {
+        self.state == TaskState::Skipped
+    }
+
+    /// When it was completed.
+    #[must_use]
+    pub fn completed_at(&self) -> Option<OffsetDateTime> {
+        match self.state {
+            TaskState::Completed { at, .. } => Some(at),
+            TaskState::Open | TaskState::Skipped => None,
+        }
+    }
+
+    /// Who completed it.
+    #[must_use]
+    pub fn completed_by(&self) -> Option<Actor> {
+        match self.state {
+            TaskState::Completed { by, .. } => Some(by),
+            TaskState::Open | TaskState::Skipped => None,
+        }
+    }
+
+    /// How messages name the task: its title and its id.
+    #[must_use]
+    pub fn name(&self) -> String {
+        format!("{:?} ({})", self.title, self.id)
+    }
+
+    /// The task's fields as events carry them.
+    #[must_use]
+    pub fn snapshot(&self) -> TaskSnapshot {
+        TaskSnapshot {
+            id: self.id,
+            instance_id: self.run_id,
+            template_task_id: self.template_task_id,
+            title: self.title.clone(),
+            completed: self.completed(),
+            completed_at: self.completed_at(),
+            completed_by: self.completed_by(),
+            assignee: self.assignee.clone(),
+            webhook_enabled: self.webhook_enabled,
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! The use cases: what the API does, written against the ports.
+
+mod runs;
+mod sharing;
+mod templates;
+
+pub use runs::{CreateRun, UpdateTask};
+
+use std::sync::Arc;
+
+use crate::actor::{Actor, Assignee};
+use crate::error::{DomainResult, ValidationError};
+use crate::ids::{TeamId, UserId};
+use crate::ports::{Clock, IdGenerator, RunStore, TeamStore, TemplateStore};
+use crate::team::Member;
+use crate::values::Email;
+
+/// The adapters a [`Procflow`] runs on.
+#[derive(Clone)]
+pub struct Ports {
+    /// Templates.
+    pub templates: Arc<dyn TemplateStore>,
+    /// Runs, tasks and sharing.
+    pub runs: Arc<dyn RunStore>,
+    /// Teams, members and keys.
+    pub teams: Arc<dyn TeamStore>,
+    /// The time.
+    pub clock: Arc<dyn Clock>,
+    /// Ids and tokens.
+    pub ids: Arc<dyn IdGenerator>,
+}
+
+/// The service: every use case of the API, for the team that calls it.
+///
+/// Cheap to clone; share one per process.
+#[derive(Clone)]
+pub struct Procflow {
+    ports: Ports,
+}
+
+impl Procflow {
+    /// A service over these adapters.
+    #[must_use]
+    pub fn new(ports: Ports) -> Self {
+        Self { ports }
+    }
+
+    /// The adapters, for callers that need one directly (health checks, admin commands).
+    #[must_use]
+    pub fn ports(&self) -> &Ports {
+        &self.ports
+    }
+
+    /// The active member with this email; `None` for anything else, including text that is no
+    /// email at all (spec 4.6 rule 6: no error is stated).
+    async fn active_member(
+        &self,
+        team: TeamId,
+        email: Option<&str>,
+    ) -> DomainResult<Option<Member>> {
+        let Some(Ok(email)) = email.map(str::parse::<Email>) else {
+            return Ok(None);
+        };
+        Ok(self
+            .ports
+            .teams
+            .find_member_by_email(team, &email)
+            .await?
+            .filter(|member| member.active))
+    }
+
+    /// Who acts: the active member named by `actor_email`, else the API.
+    async fn actor(&self, team: TeamId, actor_email: Option<&str>) -> DomainResult<Actor> {
+        Ok(self
+            .active_member(team, actor_email)
+            .await?
+            .map_or(Actor::Api, |member| Actor::User(member.id)))
+    }
+
+    /// Reads an assignee: a member's user id or email becomes that member's user id; any other
+    /// valid email is an external assignee. Returns the address to notify, when known.
+    async fn resolve_assignee(
+        &self,
+        team: TeamId,
+        text: &str,
+    ) -> DomainResult<(Assignee, Option<Email>)> {
+        let refuse_inactive = |member: &Member| {
+            ValidationError::field(
+                "assignee",
+                format!("team member {} is not active", member.id),
+            )
+        };
+        match text.parse::<Assignee>()? {
+            Assignee::User(user) => {
+                let member = self.member(team, user).await?;
+                if !member.active {
+                    return Err(refuse_inactive(&member).into());
+                }
+                Ok((Assignee::User(member.id), Some(member.email)))
+            }
+            Assignee::Email(email) => {
+                match self.ports.teams.find_member_by_email(team, &email).await? {
+                    Some(member) if !member.active => Err(refuse_inactive(&member).into()),
+                    Some(member) => Ok((Assignee::User(member.id), Some(member.email))),
+                    None => Ok((Assignee::Email(email.clone()), Some(email))),
+                }
+            }
+        }
+    }
+
+    async fn member(&self, team: TeamId, user: UserId) -> DomainResult<Member> {
+        self.ports
+            .teams
+            .find_member(team, user)
+            .await?
+            .ok_or_else(|| {
+                ValidationError::field("assignee", format!("no member of this team has id {user}"))
+                    .into()
+            })
+    }
+}

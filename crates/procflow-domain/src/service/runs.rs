@@ -1,0 +1,179 @@
+//! Use cases on runs and their tasks.
+
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use super::Procflow;
+use crate::error::DomainResult;
+use crate::ids::{RunId, TaskId, TemplateId};
+use crate::run::{
+    Decision, ElementWrite, Prefill, Run, RunFilter, RunTask, StartRun, TaskChange, TaskPatch,
+};
+use crate::team::Team;
+use crate::values::{Page, PageRequest};
+
+/// Create a run (spec 4.6).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CreateRun {
+    /// The template; it must be published.
+    pub template_id: Option<TemplateId>,
+    /// The title; the template's when `None`.
+    pub name: Option<String>,
+    /// When the run is due.
+    pub due_date: Option<OffsetDateTime>,
+    /// The member to attribute the run to; falls back to `api` when it names no active member.
+    pub actor_email: Option<String>,
+    /// Values to pre-fill.
+    pub custom_elements: Vec<Prefill>,
+}
+
+/// Update a task (spec 4.11 and API contract 6); `None` leaves a field as it is.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UpdateTask {
+    /// Complete (`true`) or reopen (`false`).
+    pub completed: Option<bool>,
+    /// Skip (`true`) or un-skip (`false`) a non-essential task.
+    pub skipped: Option<bool>,
+    /// `Some(None)` unassigns; otherwise a user id or an email.
+    pub assignee: Option<Option<String>>,
+    /// Who acts; `api` unless it names an active member.
+    pub actor_email: Option<String>,
+    /// Values to write.
+    pub custom_elements: Vec<(String, Value)>,
+    /// The decision on an approval task.
+    pub decision: Option<Decision>,
+    /// A comment with the decision.
+    pub comment: Option<String>,
+}
+
+impl Procflow {
+    /// Starts a run of a published template of the team, attributed to `actor_email`'s member
+    /// when it names an active one.
+    ///
+    /// # Errors
+    /// `NotFound(Template)`, `TemplateNotPublished`, or a validation error from the title or
+    /// the pre-fill.
+    pub async fn create_run(&self, team: &Team, request: CreateRun) -> DomainResult<Run> {
+        let template_id = request
+            .template_id
+            .ok_or_else(|| crate::error::ValidationError::field("template_id", "is required"))?;
+        let template = self
+            .ports
+            .templates
+            .get_template(team.id, template_id)
+            .await?;
+        let runner = self
+            .active_member(team.id, request.actor_email.as_deref())
+            .await?;
+        let new_run = Run::start(
+            StartRun {
+                template: &template,
+                title: request.name,
+                due_date: request.due_date,
+                runner: runner.as_ref(),
+                timezone: team.timezone.clone(),
+                prefill: request.custom_elements,
+            },
+            &*self.ports.ids,
+            self.ports.clock.now(),
+        )?;
+        self.ports.runs.create_run(&new_run).await?;
+        Ok(new_run.run)
+    }
+
+    /// One run of the team.
+    ///
+    /// # Errors
+    /// `NotFound(Run)`.
+    pub async fn get_run(&self, team: &Team, run: RunId) -> DomainResult<Run> {
+        self.ports.runs.get_run(team.id, run).await
+    }
+
+    /// A page of the team's runs, newest first.
+    ///
+    /// # Errors
+    /// A validation error for an unknown cursor.
+    pub async fn list_runs(
+        &self,
+        team: &Team,
+        filter: RunFilter,
+        page: PageRequest,
+    ) -> DomainResult<Page<Run>> {
+        self.ports.runs.list_runs(team.id, filter, page).await
+    }
+
+    /// A page of a run's tasks, by order.
+    ///
+    /// # Errors
+    /// `NotFound(Run)`; a validation error for an unknown cursor.
+    pub async fn list_tasks(
+        &self,
+        team: &Team,
+        run: RunId,
+        page: PageRequest,
+    ) -> DomainResult<Page<RunTask>> {
+        self.ports.runs.list_tasks(team.id, run, page).await
+    }
+
+    /// One task of a run.
+    ///
+    /// # Errors
+    /// `NotFound(Run)` or `NotFound(Task)`.
+    pub async fn get_task(&self, team: &Team, run: RunId, task: TaskId) -> DomainResult<RunTask> {
+        self.ports.runs.get_task(team.id, run, task).await
+    }
+
+    /// Applies one PATCH to a task; the run completes when its last open task closes.
+    ///
+    /// # Errors
+    /// `NotFound(Run)` or `NotFound(Task)`, `RunCompleted`, or a validation error.
+    pub async fn update_task(
+        &self,
+        team: &Team,
+        run: RunId,
+        task: TaskId,
+        request: UpdateTask,
+    ) -> DomainResult<TaskChange> {
+        let actor = self.actor(team.id, request.actor_email.as_deref()).await?;
+        let (assignee, assignee_email) = match request.assignee {
+            None => (None, None),
+            Some(None) => (Some(None), None),
+            Some(Some(text)) => {
+                let (assignee, email) = self.resolve_assignee(team.id, &text).await?;
+                (Some(Some(assignee)), email)
+            }
+        };
+        let custom_elements = request
+            .custom_elements
+            .into_iter()
+            .enumerate()
+            .map(|(i, (id, value))| {
+                id.parse()
+                    .map(|id| ElementWrite { id, value })
+                    .map_err(|_| {
+                        crate::error::ValidationError::field(
+                            format!("custom_elements[{i}].id"),
+                            format!("{id:?} is not an element id"),
+                        )
+                    })
+            })
+            .collect::<Result<_, _>>()?;
+        let patch = TaskPatch {
+            completed: request.completed,
+            skipped: request.skipped,
+            assignee,
+            assignee_email,
+            custom_elements,
+            decision: request.decision,
+            comment: request.comment,
+        };
+        let now = self.ports.clock.now();
+        let ids = &*self.ports.ids;
+        self.ports
+            .runs
+            .update_task(team.id, run, task, &|run, task| {
+                patch.apply(run, task, actor, ids, now)
+            })
+            .await
+    }
+}

@@ -1,0 +1,90 @@
+//! Teams, their members and API keys: who may call the API, and for which tenant.
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::ids::{ApiKeyId, TeamId, UserId};
+use crate::values::Email;
+
+/// A tenant: everything else belongs to exactly one team.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Team {
+    /// Its id.
+    pub id: TeamId,
+    /// Its name.
+    pub name: String,
+    /// Its own address; share links are built on it. No trailing slash.
+    pub base_url: String,
+    /// IANA zone name; runs take it at creation.
+    pub timezone: String,
+    /// The API answers only while the subscription is active.
+    pub subscription: Subscription,
+    /// When it was created.
+    pub created_at: OffsetDateTime,
+}
+
+/// A team's subscription status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Subscription {
+    /// The API answers.
+    Active,
+    /// Every API request is refused with 403.
+    Inactive,
+}
+
+/// A person of the team.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// Its user id.
+    pub id: UserId,
+    /// Its team.
+    pub team_id: TeamId,
+    /// Unique within the team, ignoring case.
+    pub email: Email,
+    /// Display name.
+    pub name: Option<String>,
+    /// Admins may create API keys.
+    pub role: Role,
+    /// Inactive members are not attributed runs nor assigned tasks.
+    pub active: bool,
+    /// When it was added.
+    pub created_at: OffsetDateTime,
+}
+
+/// What a member may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// May create API keys.
+    Admin,
+    /// An ordinary member.
+    Member,
+}
+
+/// An API key's record; the secret itself is never stored, only its hash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiKey {
+    /// Its id.
+    pub id: ApiKeyId,
+    /// The team it acts for.
+    pub team_id: TeamId,
+    /// A label.
+    pub name: Option<String>,
+    /// The first characters of the key, for recognising it; not secret.
+    pub prefix: String,
+    /// The admin who created it.
+    pub created_by: UserId,
+    /// When it was created.
+    pub created_at: OffsetDateTime,
+    /// When it was revoked; a revoked key authenticates nothing.
+    pub revoked_at: Option<OffsetDateTime>,
+}
+
+impl Team {
+    /// Whether the API answers for this team.
+    #[must_use]
+    pub fn is_active(&self) -> bool {
+        self.subscription == Subscription::Active
+    }
+}

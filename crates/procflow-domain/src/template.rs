@@ -1,0 +1,163 @@
+//! Process templates: sections, tasks and their form fields; publishing and versions.
+
+mod document;
+mod due_date;
+
+pub use document::{ElementDocument, SectionDocument, TaskDocument, TemplateDocument};
+pub use due_date::{DueDateRule, IsoDuration};
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::actor::TemplateAssignee;
+use crate::element::CustomElement;
+use crate::error::{DomainError, ValidationError};
+use crate::ids::{SectionId, TeamId, TemplateId, TemplateTaskId};
+use crate::values::Color;
+
+/// A blueprint that runs are started from.
+///
+/// `version` counts publishes: a new template is a draft with version 0, and each publish adds 1.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Template {
+    /// Its id.
+    pub id: TemplateId,
+    /// The team that owns it.
+    pub team_id: TeamId,
+    /// Its title; runs take it as their default title.
+    pub title: String,
+    /// Free text, or `None`.
+    pub description: Option<String>,
+    /// A cover image URL, or `None`.
+    pub cover_image: Option<String>,
+    /// An icon (an emoji, a URL, ...), or `None`.
+    pub icon: Option<String>,
+    /// What kind of icon `icon` holds (for example `emoji`, `image`), free text.
+    pub icon_type: Option<String>,
+    /// Only a published template can start a run.
+    pub is_published: bool,
+    /// How many times it was published.
+    pub version: u32,
+    /// Its sections, by `order`.
+    pub sections: Vec<Section>,
+    /// Its tasks, by `order` (0-based across the whole template).
+    pub tasks: Vec<TemplateTask>,
+    /// When it was created.
+    pub created_at: OffsetDateTime,
+    /// When it last changed (edit or publish).
+    pub updated_at: OffsetDateTime,
+}
+
+/// A group of tasks; runs copy their template's sections with the same ids.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Section {
+    /// Its id.
+    pub id: SectionId,
+    /// Its title.
+    pub title: String,
+    /// Free text, or `None`.
+    pub description: Option<String>,
+    /// 0-based position.
+    pub order: u32,
+    /// `#RRGGBB`, or `None`.
+    pub color: Option<Color>,
+}
+
+/// Whether a task is done by completing it or by an approval decision.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskType {
+    /// An ordinary task.
+    #[default]
+    Task,
+    /// A task completed by an `approved` decision.
+    Approval,
+}
+
+impl TaskType {
+    /// The name used in the API.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Task => "task",
+            Self::Approval => "approval",
+        }
+    }
+}
+
+/// A task of a template, copied into every run started from it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TemplateTask {
+    /// Its id (`template_task_id` on run tasks and pre-fill items).
+    pub id: TemplateTaskId,
+    /// The section it belongs to.
+    pub section_id: SectionId,
+    /// Its title.
+    pub title: String,
+    /// 0-based position in the template's task list.
+    pub order: u32,
+    /// Who its run copies are assigned to.
+    pub assignee: Option<TemplateAssignee>,
+    /// Essential tasks cannot be skipped.
+    pub is_essential: bool,
+    /// Task or approval.
+    pub task_type: TaskType,
+    /// How a run task's due date is worked out.
+    pub due_date: Option<DueDateRule>,
+    /// Whether completing it sends a `process_step.completed` webhook.
+    pub webhook_enabled: bool,
+    /// Its form fields, in order.
+    pub custom_elements: Vec<CustomElement>,
+    /// When it was created.
+    pub created_at: OffsetDateTime,
+}
+
+impl Template {
+    /// The task with this id.
+    #[must_use]
+    pub fn task(&self, id: TemplateTaskId) -> Option<&TemplateTask> {
+        self.tasks.iter().find(|task| task.id == id)
+    }
+
+    /// Refuses edits while the template is published.
+    ///
+    /// # Errors
+    /// [`DomainError::TemplatePublished`] when it is published.
+    pub fn ensure_editable(&self) -> Result<(), DomainError> {
+        if self.is_published {
+            Err(DomainError::TemplatePublished)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Publishes or unpublishes; returns whether anything changed.
+    ///
+    /// Publishing adds 1 to `version`; publishing a published template is a no-op, and so is
+    /// unpublishing a draft.
+    ///
+    /// # Errors
+    /// A [`ValidationError`] when publishing a template without tasks.
+    pub fn set_published(
+        &mut self,
+        published: bool,
+        now: OffsetDateTime,
+    ) -> Result<bool, DomainError> {
+        if published == self.is_published {
+            return Ok(false);
+        }
+        if published {
+            if self.tasks.is_empty() {
+                return Err(ValidationError::field(
+                    "published",
+                    "a template needs at least one task to be published",
+                )
+                .into());
+            }
+            self.version += 1;
+        }
+        self.is_published = published;
+        self.updated_at = now;
+        Ok(true)
+    }
+}

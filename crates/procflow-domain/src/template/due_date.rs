@@ -1,0 +1,229 @@
+//! The due-date rule of a template task, and the ISO 8601 durations it uses.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use time::{Duration, OffsetDateTime};
+
+use crate::error::ValidationError;
+
+/// How a run task's due date is worked out (API contract 5).
+///
+/// ```
+/// use procflow_domain::template::DueDateRule;
+/// use serde_json::json;
+/// use time::macros::datetime;
+///
+/// let rule: DueDateRule =
+///     serde_json::from_value(json!({"type": "relative", "from": "run_start", "offset": "P3D"}))
+///         .unwrap();
+/// assert_eq!(rule.resolve(datetime!(2026-01-01 9:00 UTC)), datetime!(2026-01-04 9:00 UTC));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum DueDateRule {
+    /// Due at a fixed moment.
+    Fixed {
+        /// The moment, RFC 3339.
+        #[serde(with = "time::serde::rfc3339")]
+        at: OffsetDateTime,
+    },
+    /// Due a fixed time after the run starts.
+    Relative {
+        /// What the offset counts from.
+        from: RelativeTo,
+        /// How long after it.
+        offset: IsoDuration,
+    },
+}
+
+/// The moment a relative due date counts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RelativeTo {
+    /// The run's creation.
+    RunStart,
+}
+
+impl DueDateRule {
+    /// The due moment of a run task in a run started at `run_start`.
+    #[must_use]
+    pub fn resolve(&self, run_start: OffsetDateTime) -> OffsetDateTime {
+        match self {
+            Self::Fixed { at } => *at,
+            Self::Relative { offset, .. } => run_start.saturating_add(offset.duration()),
+        }
+    }
+}
+
+/// An ISO 8601 duration of weeks, days, hours, minutes and seconds (`P3D`, `PT4H`, `P1W`,
+/// `P1DT12H`). Years and months are refused: their length depends on the calendar.
+///
+/// ```
+/// use procflow_domain::template::IsoDuration;
+///
+/// let d: IsoDuration = "P1DT12H".parse().unwrap();
+/// assert_eq!(d.duration(), time::Duration::hours(36));
+/// assert!("P1M".parse::<IsoDuration>().is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct IsoDuration {
+    text: String,
+    duration: Duration,
+}
+
+impl IsoDuration {
+    /// The length.
+    #[must_use]
+    pub fn duration(&self) -> Duration {
+        self.duration
+    }
+}
+
+impl FromStr for IsoDuration {
+    type Err = ValidationError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let refuse = || {
+            ValidationError::field(
+                "offset",
+                format!(
+                    "{text:?} is not an ISO 8601 duration of weeks, days, hours, minutes and seconds, such as P3D or PT4H"
+                ),
+            )
+        };
+        let body = text.strip_prefix('P').ok_or_else(refuse)?;
+        let (date_part, time_part) = match body.split_once('T') {
+            Some((_, "")) => return Err(refuse()),
+            Some((date, time)) => (date, Some(time)),
+            None => (body, None),
+        };
+        let mut seconds: i64 = 0;
+        let mut any = false;
+        let mut add = |part: &str, units: &[(char, i64)]| -> Result<(), ValidationError> {
+            let mut rest = part;
+            let mut next_unit = 0;
+            while !rest.is_empty() {
+                let digits = rest
+                    .find(|c: char| !c.is_ascii_digit())
+                    .ok_or_else(refuse)?;
+                if digits == 0 {
+                    return Err(refuse());
+                }
+                let amount: i64 = rest[..digits].parse().map_err(|_| refuse())?;
+                let designator = rest[digits..].chars().next().ok_or_else(refuse)?;
+                let position = units[next_unit..]
+                    .iter()
+                    .position(|(unit, _)| *unit == designator)
+                    .ok_or_else(refuse)?;
+                let factor = units[next_unit + position].1;
+                next_unit += position + 1;
+                seconds = amount
+                    .checked_mul(factor)
+                    .and_then(|s| seconds.checked_add(s))
+                    .ok_or_else(refuse)?;
+                any = true;
+                rest = &rest[digits + designator.len_utf8()..];
+            }
+            Ok(())
+        };
+        add(date_part, &[('W', 604_800), ('D', 86_400)])?;
+        if let Some(time_part) = time_part {
+            add(time_part, &[('H', 3_600), ('M', 60), ('S', 1)])?;
+        }
+        // Ten years is far beyond any due date and keeps arithmetic on dates in range.
+        if !any || seconds > 10 * 366 * 86_400 {
+            return Err(refuse());
+        }
+        Ok(Self {
+            text: text.to_owned(),
+            duration: Duration::seconds(seconds),
+        })
+    }
+}
+
+impl TryFrom<String> for IsoDuration {
+    type Error = ValidationError;
+
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        text.parse()
+    }
+}
+
+impl From<IsoDuration> for String {
+    fn from(duration: IsoDuration) -> Self {
+        duration.text
+    }
+}
+
+impl fmt::Display for IsoDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_of_weeks_days_and_times_are_read() {
+        let cases = [
+            ("P3D", 3 * 86_400),
+            ("P1W", 604_800),
+            ("PT4H", 4 * 3_600),
+            ("PT90S", 90),
+            ("P1DT2H30M", 86_400 + 2 * 3_600 + 30 * 60),
+            ("P0D", 0),
+        ];
+        for (text, seconds) in cases {
+            let parsed: IsoDuration = text.parse().unwrap();
+            assert_eq!(parsed.duration(), Duration::seconds(seconds), "{text}");
+            assert_eq!(parsed.to_string(), text);
+        }
+    }
+
+    #[test]
+    fn malformed_and_calendar_durations_are_refused() {
+        for bad in [
+            "",
+            "P",
+            "PT",
+            "3D",
+            "P1Y",
+            "P1M",
+            "PT1D",
+            "P1H",
+            "P1D2",
+            "P-1D",
+            "P1.5D",
+            "PD",
+            "P1DT",
+            "P2D1W",
+            "P99999999999999999999D",
+            "P5000D",
+            "p3d",
+        ] {
+            assert!(bad.parse::<IsoDuration>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn rules_read_the_contract_shapes() {
+        let fixed: DueDateRule =
+            serde_json::from_str(r#"{"type":"fixed","at":"2026-12-01T09:00:00Z"}"#).unwrap();
+        assert!(matches!(fixed, DueDateRule::Fixed { .. }));
+        for bad in [
+            r#"{"type":"fixed"}"#,
+            r#"{"type":"fixed","at":"tomorrow"}"#,
+            r#"{"type":"relative","from":"run_end","offset":"P1D"}"#,
+            r#"{"type":"relative","from":"run_start","offset":"P1M"}"#,
+            r#"{"type":"weekly"}"#,
+            r#"{"type":"fixed","at":"2026-12-01T09:00:00Z","extra":1}"#,
+        ] {
+            assert!(serde_json::from_str::<DueDateRule>(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! Validated value types: once one exists, it is valid.
+
+mod color;
+mod email;
+mod page;
+mod share_token;
+
+pub use color::Color;
+pub use email::Email;
+pub use page::{Cursor, Limit, Page, PageRequest};
+pub use share_token::ShareToken;

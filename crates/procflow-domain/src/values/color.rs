@@ -1,0 +1,83 @@
+//! A section colour: `#RRGGBB`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ValidationError;
+
+/// A hex colour of the form `#RRGGBB`, kept as written.
+///
+/// ```
+/// use procflow_domain::values::Color;
+///
+/// assert_eq!("#EC4899".parse::<Color>().unwrap().as_str(), "#EC4899");
+/// assert!("pink".parse::<Color>().is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Color(String);
+
+impl Color {
+    /// The colour as text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl FromStr for Color {
+    type Err = ValidationError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let valid = text.len() == 7
+            && text.starts_with('#')
+            && text[1..].bytes().all(|b| b.is_ascii_hexdigit());
+        if valid {
+            Ok(Self(text.to_owned()))
+        } else {
+            Err(ValidationError::field(
+                "color",
+                format!("{text:?} is not a colour of the form #RRGGBB"),
+            ))
+        }
+    }
+}
+
+impl TryFrom<String> for Color {
+    type Error = ValidationError;
+
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        text.parse()
+    }
+}
+
+impl From<Color> for String {
+    fn from(color: Color) -> Self {
+        color.0
+    }
+}
+
+impl fmt::Display for Color {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_six_hex_digits_after_a_hash_make_a_colour() {
+        for good in ["#000000", "#ec4899", "#AbCdEf"] {
+            assert!(good.parse::<Color>().is_ok(), "{good}");
+        }
+        for bad in [
+            "", "#", "EC4899", "#EC489", "#EC48999", "#GG0000", "#ec 899", "#é00000",
+        ] {
+            assert!(bad.parse::<Color>().is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! procflow-http: see the crate README.

@@ -1,0 +1,1 @@
+//! procflow-notify: see the crate README.

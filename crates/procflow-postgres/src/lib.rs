@@ -1,0 +1,1 @@
+//! procflow-postgres: see the crate README.

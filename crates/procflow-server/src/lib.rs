@@ -1,0 +1,1 @@
+//! procflow-server: see the crate README.

@@ -1,0 +1,1 @@
+//! procflow-testkit: see the crate README.

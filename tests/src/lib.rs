@@ -1,0 +1,1 @@
+//! Black-box tests of procflow over HTTP live in `tests/`.

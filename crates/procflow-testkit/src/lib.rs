@@ -1,1 +1,17 @@
-//! procflow-testkit: see the crate README.
+#![doc = include_str!("../README.md")]
+
+mod admin;
+mod binaries;
+mod database;
+mod error;
+mod fingerprint;
+mod naming;
+mod private_server;
+mod server;
+mod sweep;
+mod template;
+mod watchdog;
+
+pub use database::TestDatabase;
+pub use fingerprint::dir_fingerprint;
+pub use server::server_url;

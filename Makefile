@@ -7,7 +7,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: run test check fmt clippy doc deny tools postgres-tools help
+.PHONY: run test check fmt clippy doc deny tools postgres-tools help store-timings schema
 
 help:
 	@sed -n '2,5p' Makefile
@@ -41,3 +41,11 @@ check: fmt clippy doc deny test
 run:
 	@echo "make run: the server arrives with the REST API (issue 4); nothing to run yet." >&2
 	@exit 1
+
+## Release-mode timings of the store's hot writes (figures for docs/performance.md).
+store-timings: postgres-tools
+	$(CARGO) run --release -p procflow-postgres --example store_timings
+
+## Regenerate crates/procflow-postgres/src/schema.rs from migrations/ (needs diesel_cli).
+schema: postgres-tools
+	scripts/regenerate-schema.sh

@@ -1,0 +1,88 @@
+//! How database and pool failures reduce to the domain's few outcomes.
+
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use procflow_domain::error::{DomainError, StoreError};
+
+/// A failure inside a transaction: the database's, or the domain's refusal of a decision.
+///
+/// diesel-async's transactions need an error type that converts from diesel's; this is it.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    Db(DieselError),
+    Domain(DomainError),
+}
+
+impl From<DieselError> for Failure {
+    fn from(error: DieselError) -> Self {
+        Self::Db(error)
+    }
+}
+
+impl From<DomainError> for Failure {
+    fn from(error: DomainError) -> Self {
+        Self::Domain(error)
+    }
+}
+
+impl From<Failure> for DomainError {
+    fn from(failure: Failure) -> Self {
+        match failure {
+            Failure::Db(error) => db_error(error),
+            Failure::Domain(error) => error,
+        }
+    }
+}
+
+/// A database error as a domain error: a unique violation is a conflict, a lost connection is
+/// "unavailable", everything else opaque.
+pub(crate) fn db_error(error: DieselError) -> DomainError {
+    match &error {
+        DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
+            DomainError::Conflict(conflict_message(info.constraint_name()))
+        }
+        DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, _)
+        | DieselError::BrokenTransactionManager => {
+            StoreError::Unavailable(error.to_string()).into()
+        }
+        DieselError::DatabaseError(DatabaseErrorKind::Unknown, info)
+            if is_unavailable_state(info.message()) =>
+        {
+            StoreError::Unavailable(error.to_string()).into()
+        }
+        _ => StoreError::Other(error.to_string()).into(),
+    }
+}
+
+/// Server shutdown, lost connections and exhausted resources, by their message, since
+/// diesel does not expose SQLSTATE classes.
+fn is_unavailable_state(message: &str) -> bool {
+    const SIGNS: [&str; 5] = [
+        "terminating connection",
+        "the database system is",
+        "connection closed",
+        "too many clients",
+        "remaining connection slots",
+    ];
+    SIGNS.iter().any(|sign| message.contains(sign))
+}
+
+fn conflict_message(constraint: Option<&str>) -> String {
+    match constraint {
+        Some("members_team_email_key") => "the team has a member with this email".into(),
+        Some("api_keys_key_hash_key") => "an API key with this secret exists".into(),
+        Some(name) if name.ends_with("_pkey") => "a record with this id exists already".into(),
+        _ => "the record conflicts with an existing one".into(),
+    }
+}
+
+/// A pool failure: no connection could be had in time, or the database refused one.
+pub(crate) fn pool_error(
+    error: &deadpool::managed::PoolError<diesel_async::pooled_connection::PoolError>,
+) -> DomainError {
+    StoreError::Unavailable(error.to_string()).into()
+}
+
+/// A stored value that no longer reads as the domain's type: a broken invariant.
+pub(crate) fn corrupt(what: &str, detail: impl std::fmt::Display) -> DomainError {
+    StoreError::Other(format!("stored {what} is invalid: {detail}")).into()
+}

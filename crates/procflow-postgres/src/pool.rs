@@ -1,0 +1,107 @@
+//! The connection pool: bounded, with timeouts, and optionally counting statements.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use deadpool::Runtime;
+use diesel::connection::{Instrumentation, InstrumentationEvent};
+use diesel_async::pooled_connection::deadpool::Pool;
+use diesel_async::pooled_connection::{
+    AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
+};
+use diesel_async::{AsyncConnection, AsyncPgConnection};
+use futures_util::FutureExt;
+use procflow_domain::error::StoreError;
+
+pub(crate) type PgPool = Pool<AsyncPgConnection>;
+
+/// How to reach PostgreSQL.
+#[derive(Clone, Debug)]
+pub struct PoolConfig {
+    /// `postgres://...`
+    pub url: String,
+    /// Connections at most.
+    pub max_size: usize,
+    /// How long a request waits for a connection, and a connection attempt may take, before
+    /// the store answers `Unavailable`.
+    pub timeout: Duration,
+    /// Counts the SQL statements sent, when set (tests and benchmarks).
+    pub statement_counter: Option<StatementCounter>,
+}
+
+impl PoolConfig {
+    /// Defaults for `url`: 16 connections, 5 s timeouts.
+    #[must_use]
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            max_size: 16,
+            timeout: Duration::from_secs(5),
+            statement_counter: None,
+        }
+    }
+}
+
+/// A shared count of SQL statements sent through a pool, `BEGIN` and `COMMIT` included.
+#[derive(Clone, Debug, Default)]
+pub struct StatementCounter(Arc<AtomicU64>);
+
+impl StatementCounter {
+    /// Statements so far.
+    #[must_use]
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+struct Counting(StatementCounter);
+
+impl Instrumentation for Counting {
+    fn on_connection_event(&mut self, event: InstrumentationEvent<'_>) {
+        if let InstrumentationEvent::StartQuery { .. } = event {
+            self.0.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// The pool's occupancy, for metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolStatus {
+    /// The most connections it may hold.
+    pub max_size: usize,
+    /// Connections open now.
+    pub size: usize,
+    /// Open connections not in use.
+    pub available: usize,
+    /// Requests waiting for a connection.
+    pub waiting: usize,
+}
+
+pub(crate) fn build(config: &PoolConfig) -> Result<PgPool, StoreError> {
+    let counter = config.statement_counter.clone();
+    let mut manager_config = ManagerConfig::<AsyncPgConnection>::default();
+    // "Verified" would send a `SELECT 1` on every checkout. "Fast" still drops a connection
+    // whose socket closed (PostgreSQL restarted), so the pool recovers on its own.
+    manager_config.recycling_method = RecyclingMethod::Fast;
+    manager_config.custom_setup = Box::new(move |url| {
+        let counter = counter.clone();
+        async move {
+            let mut conn = AsyncPgConnection::establish(url).await?;
+            if let Some(counter) = counter {
+                conn.set_instrumentation(Counting(counter));
+            }
+            Ok(conn)
+        }
+        .boxed()
+    });
+    let manager = AsyncDieselConnectionManager::new_with_config(config.url.clone(), manager_config);
+    Pool::builder(manager)
+        .max_size(config.max_size)
+        .runtime(Runtime::Tokio1)
+        .wait_timeout(Some(config.timeout))
+        .create_timeout(Some(config.timeout))
+        .recycle_timeout(Some(config.timeout))
+        .build()
+        .map_err(|e| StoreError::Other(format!("cannot build the connection pool: {e}")))
+}

@@ -1,0 +1,29 @@
+//! Table rows and their conversions to and from the domain's types.
+
+pub(crate) mod outbox;
+pub(crate) mod run;
+pub(crate) mod share;
+pub(crate) mod team;
+pub(crate) mod template;
+
+use procflow_domain::error::DomainError;
+
+use crate::error::corrupt;
+
+/// Reads stored text back into a domain type; failure means the stored value is broken.
+pub(crate) fn parse<T: std::str::FromStr>(what: &str, text: &str) -> Result<T, DomainError>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse().map_err(|e| corrupt(what, e))
+}
+
+/// Reads a stored integer position or count.
+pub(crate) fn to_u32(what: &str, value: i32) -> Result<u32, DomainError> {
+    u32::try_from(value).map_err(|e| corrupt(what, e))
+}
+
+/// Writes a position or count; they are bounded far below `i32::MAX` by the domain.
+pub(crate) fn to_i32(value: u32) -> i32 {
+    i32::try_from(value).unwrap_or(i32::MAX)
+}

@@ -1,0 +1,39 @@
+//! Rows of `outbox`.
+
+use diesel::prelude::*;
+use procflow_domain::error::DomainError;
+use procflow_domain::event::Event;
+use serde_json::Value;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::error::corrupt;
+use crate::schema::outbox;
+
+#[derive(Insertable, Debug)]
+#[diesel(table_name = outbox)]
+pub(crate) struct NewOutboxRow {
+    pub id: Uuid,
+    pub team_id: Uuid,
+    pub kind: &'static str,
+    pub payload: Value,
+    pub occurred_at: OffsetDateTime,
+    pub due_at: OffsetDateTime,
+}
+
+impl NewOutboxRow {
+    pub(crate) fn from_domain(event: &Event) -> Result<Self, DomainError> {
+        Ok(Self {
+            id: event.id.as_uuid(),
+            team_id: event.team_id.as_uuid(),
+            kind: event.payload.name(),
+            payload: serde_json::to_value(event).map_err(|e| corrupt("event", e))?,
+            occurred_at: event.occurred_at,
+            due_at: event.occurred_at,
+        })
+    }
+}
+
+pub(crate) fn event_of(payload: Value) -> Result<Event, DomainError> {
+    serde_json::from_value(payload).map_err(|e| corrupt("event", e))
+}

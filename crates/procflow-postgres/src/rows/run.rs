@@ -1,0 +1,278 @@
+//! Rows of `runs`, `run_sections` and `run_tasks`.
+
+use diesel::prelude::*;
+use procflow_domain::actor::Actor;
+use procflow_domain::error::DomainError;
+use procflow_domain::ids::{RunId, SectionId, TaskId, TeamId, TemplateId, TemplateTaskId};
+use procflow_domain::run::{Decision, Run, RunStatus, RunTask, TaskState};
+use procflow_domain::template::Section;
+use serde_json::Value;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::template::{elements_json, elements_of, task_type_of, task_type_text};
+use super::{parse, to_i32, to_u32};
+use crate::error::corrupt;
+use crate::schema::{run_sections, run_tasks, runs};
+
+#[derive(Queryable, Selectable, Insertable, Debug)]
+#[diesel(table_name = runs, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct RunRow {
+    pub team_id: Uuid,
+    pub id: Uuid,
+    pub template_id: Uuid,
+    pub template_version: i32,
+    pub title: String,
+    pub status: String,
+    pub started_by: String,
+    pub timezone: String,
+    pub due_date: Option<OffsetDateTime>,
+    pub is_shared: bool,
+    pub open_tasks: i32,
+    pub created_at: OffsetDateTime,
+    pub updated_at: Option<OffsetDateTime>,
+    pub completed_at: Option<OffsetDateTime>,
+}
+
+/// The columns of a run header that change after creation.
+#[derive(AsChangeset, Debug)]
+#[diesel(table_name = runs, treat_none_as_null = true)]
+pub(crate) struct RunChanges {
+    pub status: String,
+    pub is_shared: bool,
+    pub open_tasks: i32,
+    pub updated_at: Option<OffsetDateTime>,
+    pub completed_at: Option<OffsetDateTime>,
+}
+
+#[derive(Queryable, Selectable, Insertable, Debug)]
+#[diesel(table_name = run_sections, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct RunSectionRow {
+    pub team_id: Uuid,
+    pub run_id: Uuid,
+    pub id: Uuid,
+    pub title: String,
+    pub description: Option<String>,
+    pub position: i32,
+    pub color: Option<String>,
+}
+
+#[derive(Queryable, Selectable, Insertable, Debug)]
+#[diesel(table_name = run_tasks, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct RunTaskRow {
+    pub team_id: Uuid,
+    pub run_id: Uuid,
+    pub id: Uuid,
+    pub template_task_id: Uuid,
+    pub section_id: Uuid,
+    pub title: String,
+    pub position: i32,
+    pub state: String,
+    pub completed_at: Option<OffsetDateTime>,
+    pub completed_by: Option<String>,
+    pub assignee: Option<String>,
+    pub is_essential: bool,
+    pub task_type: String,
+    pub due_date: Option<OffsetDateTime>,
+    pub webhook_enabled: bool,
+    pub decision: Option<String>,
+    pub comment: Option<String>,
+    pub custom_elements: Value,
+    pub created_at: OffsetDateTime,
+}
+
+/// The columns of a run task that a patch may change.
+#[derive(AsChangeset, Debug)]
+#[diesel(table_name = run_tasks, treat_none_as_null = true)]
+pub(crate) struct RunTaskChanges {
+    pub state: String,
+    pub completed_at: Option<OffsetDateTime>,
+    pub completed_by: Option<String>,
+    pub assignee: Option<String>,
+    pub decision: Option<String>,
+    pub comment: Option<String>,
+    pub custom_elements: Value,
+}
+
+fn status_of(text: &str) -> Result<RunStatus, DomainError> {
+    match text {
+        "active" => Ok(RunStatus::Active),
+        "completed" => Ok(RunStatus::Completed),
+        other => Err(corrupt("run status", other)),
+    }
+}
+
+fn decision_text(decision: Decision) -> &'static str {
+    match decision {
+        Decision::Approved => "approved",
+        Decision::Rejected => "rejected",
+    }
+}
+
+fn decision_of(text: &str) -> Result<Decision, DomainError> {
+    match text {
+        "approved" => Ok(Decision::Approved),
+        "rejected" => Ok(Decision::Rejected),
+        other => Err(corrupt("decision", other)),
+    }
+}
+
+impl RunRow {
+    pub(crate) fn from_domain(run: &Run) -> Self {
+        Self {
+            team_id: run.team_id.as_uuid(),
+            id: run.id.as_uuid(),
+            template_id: run.template_id.as_uuid(),
+            template_version: to_i32(run.template_version),
+            title: run.title.clone(),
+            status: run.status.as_str().to_owned(),
+            started_by: run.started_by.to_string(),
+            timezone: run.timezone.clone(),
+            due_date: run.due_date,
+            is_shared: run.is_shared,
+            open_tasks: to_i32(run.open_tasks),
+            created_at: run.created_at,
+            updated_at: run.updated_at,
+            completed_at: run.completed_at,
+        }
+    }
+
+    pub(crate) fn into_domain(self, sections: Vec<Section>) -> Result<Run, DomainError> {
+        Ok(Run {
+            id: RunId::from_uuid(self.id),
+            team_id: TeamId::from_uuid(self.team_id),
+            template_id: TemplateId::from_uuid(self.template_id),
+            template_version: to_u32("template version", self.template_version)?,
+            title: self.title,
+            status: status_of(&self.status)?,
+            started_by: parse::<Actor>("started_by", &self.started_by)?,
+            timezone: self.timezone,
+            due_date: self.due_date,
+            is_shared: self.is_shared,
+            sections,
+            open_tasks: to_u32("open task count", self.open_tasks)?,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            completed_at: self.completed_at,
+        })
+    }
+}
+
+impl RunChanges {
+    pub(crate) fn from_domain(run: &Run) -> Self {
+        Self {
+            status: run.status.as_str().to_owned(),
+            is_shared: run.is_shared,
+            open_tasks: to_i32(run.open_tasks),
+            updated_at: run.updated_at,
+            completed_at: run.completed_at,
+        }
+    }
+}
+
+impl RunSectionRow {
+    pub(crate) fn from_domain(run: &Run, section: &Section) -> Self {
+        Self {
+            team_id: run.team_id.as_uuid(),
+            run_id: run.id.as_uuid(),
+            id: section.id.as_uuid(),
+            title: section.title.clone(),
+            description: section.description.clone(),
+            position: to_i32(section.order),
+            color: section.color.as_ref().map(|c| c.as_str().to_owned()),
+        }
+    }
+
+    pub(crate) fn into_domain(self) -> Result<Section, DomainError> {
+        Ok(Section {
+            id: SectionId::from_uuid(self.id),
+            title: self.title,
+            description: self.description,
+            order: to_u32("section position", self.position)?,
+            color: self
+                .color
+                .map(|c| parse("section colour", &c))
+                .transpose()?,
+        })
+    }
+}
+
+fn state_columns(state: TaskState) -> (&'static str, Option<OffsetDateTime>, Option<String>) {
+    match state {
+        TaskState::Open => ("open", None, None),
+        TaskState::Completed { at, by } => ("completed", Some(at), Some(by.to_string())),
+        TaskState::Skipped => ("skipped", None, None),
+    }
+}
+
+impl RunTaskRow {
+    pub(crate) fn from_domain(team: TeamId, task: &RunTask) -> Self {
+        let (state, completed_at, completed_by) = state_columns(task.state);
+        Self {
+            team_id: team.as_uuid(),
+            run_id: task.run_id.as_uuid(),
+            id: task.id.as_uuid(),
+            template_task_id: task.template_task_id.as_uuid(),
+            section_id: task.section_id.as_uuid(),
+            title: task.title.clone(),
+            position: to_i32(task.order),
+            state: state.to_owned(),
+            completed_at,
+            completed_by,
+            assignee: task.assignee.as_ref().map(ToString::to_string),
+            is_essential: task.is_essential,
+            task_type: task_type_text(task.task_type).to_owned(),
+            due_date: task.due_date,
+            webhook_enabled: task.webhook_enabled,
+            decision: task.decision.map(|d| decision_text(d).to_owned()),
+            comment: task.comment.clone(),
+            custom_elements: elements_json(&task.custom_elements),
+            created_at: task.created_at,
+        }
+    }
+
+    pub(crate) fn into_domain(self) -> Result<RunTask, DomainError> {
+        let state = match (self.state.as_str(), self.completed_at, self.completed_by) {
+            ("open", _, _) => TaskState::Open,
+            ("skipped", _, _) => TaskState::Skipped,
+            ("completed", Some(at), Some(by)) => TaskState::Completed {
+                at,
+                by: parse("completed_by", &by)?,
+            },
+            (other, _, _) => return Err(corrupt("task state", other)),
+        };
+        Ok(RunTask {
+            id: TaskId::from_uuid(self.id),
+            run_id: RunId::from_uuid(self.run_id),
+            template_task_id: TemplateTaskId::from_uuid(self.template_task_id),
+            title: self.title,
+            state,
+            order: to_u32("task position", self.position)?,
+            section_id: SectionId::from_uuid(self.section_id),
+            assignee: self.assignee.map(|a| parse("assignee", &a)).transpose()?,
+            is_essential: self.is_essential,
+            task_type: task_type_of(&self.task_type)?,
+            due_date: self.due_date,
+            webhook_enabled: self.webhook_enabled,
+            decision: self.decision.map(|d| decision_of(&d)).transpose()?,
+            comment: self.comment,
+            custom_elements: elements_of(self.custom_elements)?,
+            created_at: self.created_at,
+        })
+    }
+}
+
+impl RunTaskChanges {
+    pub(crate) fn from_domain(task: &RunTask) -> Self {
+        let (state, completed_at, completed_by) = state_columns(task.state);
+        Self {
+            state: state.to_owned(),
+            completed_at,
+            completed_by,
+            assignee: task.assignee.as_ref().map(ToString::to_string),
+            decision: task.decision.map(|d| decision_text(d).to_owned()),
+            comment: task.comment.clone(),
+            custom_elements: elements_json(&task.custom_elements),
+        }
+    }
+}

@@ -1,0 +1,220 @@
+// @generated automatically by Diesel CLI.
+
+diesel::table! {
+    api_keys (team_id, id) {
+        team_id -> Uuid,
+        id -> Uuid,
+        name -> Nullable<Text>,
+        prefix -> Text,
+        key_hash -> Bytea,
+        created_by -> Uuid,
+        created_at -> Timestamptz,
+        revoked_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    idempotency_keys (team_id, key) {
+        team_id -> Uuid,
+        key -> Text,
+        request_hash -> Bytea,
+        response_status -> Nullable<Int4>,
+        response_body -> Nullable<Bytea>,
+        created_at -> Timestamptz,
+        completed_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    members (team_id, id) {
+        team_id -> Uuid,
+        id -> Uuid,
+        email -> Text,
+        name -> Nullable<Text>,
+        role -> Text,
+        active -> Bool,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    outbox (id) {
+        id -> Uuid,
+        team_id -> Uuid,
+        kind -> Text,
+        payload -> Jsonb,
+        occurred_at -> Timestamptz,
+        due_at -> Timestamptz,
+        attempts -> Int4,
+        leased_until -> Nullable<Timestamptz>,
+        delivered_at -> Nullable<Timestamptz>,
+        last_error -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    rate_limits (team_id, api_key_id) {
+        team_id -> Uuid,
+        api_key_id -> Uuid,
+        hits -> Array<Nullable<Timestamptz>>,
+    }
+}
+
+diesel::table! {
+    run_guests (team_id, run_id) {
+        team_id -> Uuid,
+        run_id -> Uuid,
+        id -> Uuid,
+        email -> Text,
+        enable_reminders -> Bool,
+        reminder_days -> Int4,
+        invited_at -> Timestamptz,
+        engaged_at -> Nullable<Timestamptz>,
+        reminded_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    run_sections (team_id, run_id, id) {
+        team_id -> Uuid,
+        run_id -> Uuid,
+        id -> Uuid,
+        title -> Text,
+        description -> Nullable<Text>,
+        position -> Int4,
+        color -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    run_shares (team_id, run_id) {
+        team_id -> Uuid,
+        run_id -> Uuid,
+        token -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    run_tasks (team_id, run_id, id) {
+        team_id -> Uuid,
+        run_id -> Uuid,
+        id -> Uuid,
+        template_task_id -> Uuid,
+        section_id -> Uuid,
+        title -> Text,
+        position -> Int4,
+        state -> Text,
+        completed_at -> Nullable<Timestamptz>,
+        completed_by -> Nullable<Text>,
+        assignee -> Nullable<Text>,
+        is_essential -> Bool,
+        task_type -> Text,
+        due_date -> Nullable<Timestamptz>,
+        webhook_enabled -> Bool,
+        decision -> Nullable<Text>,
+        comment -> Nullable<Text>,
+        custom_elements -> Jsonb,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    runs (team_id, id) {
+        team_id -> Uuid,
+        id -> Uuid,
+        template_id -> Uuid,
+        template_version -> Int4,
+        title -> Text,
+        status -> Text,
+        started_by -> Text,
+        timezone -> Text,
+        due_date -> Nullable<Timestamptz>,
+        is_shared -> Bool,
+        open_tasks -> Int4,
+        created_at -> Timestamptz,
+        updated_at -> Nullable<Timestamptz>,
+        completed_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    teams (id) {
+        id -> Uuid,
+        name -> Text,
+        base_url -> Text,
+        timezone -> Text,
+        subscription -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    template_sections (team_id, template_id, id) {
+        team_id -> Uuid,
+        template_id -> Uuid,
+        id -> Uuid,
+        title -> Text,
+        description -> Nullable<Text>,
+        position -> Int4,
+        color -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    template_tasks (team_id, template_id, id) {
+        team_id -> Uuid,
+        template_id -> Uuid,
+        id -> Uuid,
+        section_id -> Uuid,
+        title -> Text,
+        position -> Int4,
+        assignee -> Nullable<Text>,
+        is_essential -> Bool,
+        task_type -> Text,
+        due_date -> Nullable<Jsonb>,
+        webhook_enabled -> Bool,
+        custom_elements -> Jsonb,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    templates (team_id, id) {
+        team_id -> Uuid,
+        id -> Uuid,
+        title -> Text,
+        description -> Nullable<Text>,
+        cover_image -> Nullable<Text>,
+        icon -> Nullable<Text>,
+        icon_type -> Nullable<Text>,
+        is_published -> Bool,
+        version -> Int4,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+        archived_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::joinable!(api_keys -> teams (team_id));
+diesel::joinable!(idempotency_keys -> teams (team_id));
+diesel::joinable!(members -> teams (team_id));
+diesel::joinable!(outbox -> teams (team_id));
+diesel::joinable!(templates -> teams (team_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    api_keys,
+    idempotency_keys,
+    members,
+    outbox,
+    rate_limits,
+    run_guests,
+    run_sections,
+    run_shares,
+    run_tasks,
+    runs,
+    teams,
+    template_sections,
+    template_tasks,
+    templates,
+);

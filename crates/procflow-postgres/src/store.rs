@@ -1,0 +1,121 @@
+//! `PgStore`: every store port of the domain on one PostgreSQL connection pool.
+
+mod outbox;
+mod runs;
+mod sharing;
+mod teams;
+mod templates;
+
+use diesel::prelude::*;
+use diesel_async::pooled_connection::deadpool::Object;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use procflow_domain::error::{DomainError, DomainResult, StoreError};
+use procflow_domain::event::Event;
+use procflow_domain::ids::{RunId, TeamId};
+use procflow_domain::template::Section;
+use uuid::Uuid;
+
+use crate::error::{db_error, pool_error};
+use crate::pool::{self, PgPool, PoolConfig, PoolStatus};
+use crate::rows::outbox::NewOutboxRow;
+use crate::rows::run::RunSectionRow;
+use crate::schema::{outbox as outbox_table, run_sections};
+
+/// The PostgreSQL adapter of the store ports. Cheap to clone: clones share the pool.
+#[derive(Clone)]
+pub struct PgStore {
+    pool: PgPool,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore")
+            .field("pool", &self.status())
+            .finish()
+    }
+}
+
+impl PgStore {
+    /// A store over a new pool. Connects lazily: PostgreSQL need not be up yet.
+    ///
+    /// # Errors
+    /// `Other` when the configuration cannot make a pool.
+    pub fn new(config: &PoolConfig) -> Result<Self, StoreError> {
+        Ok(Self {
+            pool: pool::build(config)?,
+        })
+    }
+
+    /// Checks that the database answers (`/readyz`).
+    ///
+    /// # Errors
+    /// `Unavailable` when it does not.
+    pub async fn ping(&self) -> DomainResult<()> {
+        let mut conn = self.conn().await?;
+        diesel::select(1_i32.into_sql::<diesel::sql_types::Integer>())
+            .execute(&mut conn)
+            .await
+            .map(|_| ())
+            .map_err(db_error)
+    }
+
+    /// The pool's occupancy.
+    #[must_use]
+    pub fn status(&self) -> PoolStatus {
+        let status = self.pool.status();
+        PoolStatus {
+            max_size: status.max_size,
+            size: status.size,
+            available: status.available,
+            waiting: status.waiting,
+        }
+    }
+
+    async fn conn(&self) -> DomainResult<Object<AsyncPgConnection>> {
+        self.pool.get().await.map_err(|e| pool_error(&e))
+    }
+}
+
+/// Appends events to the outbox, in the caller's transaction.
+async fn append_events(conn: &mut AsyncPgConnection, events: &[Event]) -> DomainResult<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let rows = events
+        .iter()
+        .map(NewOutboxRow::from_domain)
+        .collect::<Result<Vec<_>, _>>()?;
+    diesel::insert_into(outbox_table::table)
+        .values(&rows)
+        .execute(conn)
+        .await
+        .map(|_| ())
+        .map_err(db_error)
+}
+
+/// The sections of several runs of a team, by run then position.
+async fn sections_of_runs(
+    conn: &mut AsyncPgConnection,
+    team: TeamId,
+    runs: &[Uuid],
+) -> DomainResult<Vec<(RunId, Section)>> {
+    let rows: Vec<RunSectionRow> = run_sections::table
+        .filter(run_sections::team_id.eq(team.as_uuid()))
+        .filter(run_sections::run_id.eq_any(runs))
+        .order((run_sections::run_id, run_sections::position))
+        .select(RunSectionRow::as_select())
+        .load(conn)
+        .await
+        .map_err(db_error)?;
+    rows.into_iter()
+        .map(|row| {
+            let run = RunId::from_uuid(row.run_id);
+            row.into_domain().map(|section| (run, section))
+        })
+        .collect()
+}
+
+/// The not-found error when a lookup finds nothing.
+fn not_found(resource: procflow_domain::error::Resource) -> DomainError {
+    DomainError::NotFound(resource)
+}

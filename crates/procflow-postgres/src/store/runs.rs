@@ -1,0 +1,326 @@
+//! `RunStore` on PostgreSQL: runs, their tasks, and (through `sharing`) their share links.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use procflow_domain::error::{DomainError, DomainResult, Resource};
+use procflow_domain::guest::{Share, ShareChange};
+use procflow_domain::ids::{RunId, TaskId, TeamId};
+use procflow_domain::ports::{RunStore, ShareDecision, TaskDecision};
+use procflow_domain::run::{NewRun, Run, RunFilter, RunTask, TaskChange};
+use procflow_domain::values::{Cursor, Page, PageRequest, ShareToken};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::{PgStore, append_events, not_found, sections_of_runs, sharing};
+use crate::error::{Failure, db_error};
+use crate::rows::run::{RunChanges, RunRow, RunSectionRow, RunTaskChanges, RunTaskRow};
+use crate::schema::{run_sections, run_tasks, runs};
+
+fn of_team(team: TeamId) -> runs::BoxedQuery<'static, diesel::pg::Pg> {
+    runs::table
+        .filter(runs::team_id.eq(team.as_uuid()))
+        .into_boxed()
+}
+
+fn filtered(team: TeamId, filter: RunFilter) -> runs::BoxedQuery<'static, diesel::pg::Pg> {
+    let mut query = of_team(team);
+    if let Some(template) = filter.template_id {
+        query = query.filter(runs::template_id.eq(template.as_uuid()));
+    }
+    if let Some(status) = filter.status {
+        query = query.filter(runs::status.eq(status.as_str()));
+    }
+    query
+}
+
+/// The run header, without its sections, optionally locked for the rest of the transaction.
+pub(super) async fn run_header(
+    conn: &mut AsyncPgConnection,
+    team: TeamId,
+    id: RunId,
+    lock: bool,
+) -> DomainResult<RunRow> {
+    let query = runs::table
+        .filter(runs::team_id.eq(team.as_uuid()))
+        .filter(runs::id.eq(id.as_uuid()))
+        .select(RunRow::as_select());
+    let found = if lock {
+        query.for_update().first(conn).await
+    } else {
+        query.first(conn).await
+    };
+    found
+        .optional()
+        .map_err(db_error)?
+        .ok_or(not_found(Resource::Run))
+}
+
+/// Writes a run header's changing columns.
+pub(super) async fn write_run(conn: &mut AsyncPgConnection, run: &Run) -> DomainResult<()> {
+    diesel::update(
+        runs::table
+            .filter(runs::team_id.eq(run.team_id.as_uuid()))
+            .filter(runs::id.eq(run.id.as_uuid())),
+    )
+    .set(RunChanges::from_domain(run))
+    .execute(conn)
+    .await
+    .map(|_| ())
+    .map_err(db_error)
+}
+
+/// Runs with their sections.
+pub(super) async fn with_sections(
+    conn: &mut AsyncPgConnection,
+    team: TeamId,
+    rows: Vec<RunRow>,
+) -> DomainResult<Vec<Run>> {
+    let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
+    let mut sections = sections_of_runs(conn, team, &ids).await?;
+    rows.into_iter()
+        .map(|row| {
+            let run = RunId::from_uuid(row.id);
+            let own = sections
+                .extract_if(.., |(of, _)| *of == run)
+                .map(|(_, s)| s)
+                .collect();
+            row.into_domain(own)
+        })
+        .collect()
+}
+
+async fn task_row(
+    conn: &mut AsyncPgConnection,
+    team: TeamId,
+    run: RunId,
+    task: TaskId,
+) -> DomainResult<Option<RunTaskRow>> {
+    run_tasks::table
+        .filter(run_tasks::team_id.eq(team.as_uuid()))
+        .filter(run_tasks::run_id.eq(run.as_uuid()))
+        .filter(run_tasks::id.eq(task.as_uuid()))
+        .select(RunTaskRow::as_select())
+        .first(conn)
+        .await
+        .optional()
+        .map_err(db_error)
+}
+
+fn page_size(page: PageRequest) -> i64 {
+    i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX)
+}
+
+#[async_trait]
+impl RunStore for PgStore {
+    async fn create_run(&self, new_run: &NewRun) -> DomainResult<()> {
+        let run = &new_run.run;
+        let sections: Vec<_> = run
+            .sections
+            .iter()
+            .map(|s| RunSectionRow::from_domain(run, s))
+            .collect();
+        let tasks: Vec<_> = new_run
+            .tasks
+            .iter()
+            .map(|t| RunTaskRow::from_domain(run.team_id, t))
+            .collect();
+        let mut conn = self.conn().await?;
+        let written = conn
+            .transaction::<_, Failure, _>(async |conn| {
+                diesel::insert_into(runs::table)
+                    .values(RunRow::from_domain(run))
+                    .execute(conn)
+                    .await?;
+                if !sections.is_empty() {
+                    diesel::insert_into(run_sections::table)
+                        .values(&sections)
+                        .execute(conn)
+                        .await?;
+                }
+                if !tasks.is_empty() {
+                    diesel::insert_into(run_tasks::table)
+                        .values(&tasks)
+                        .execute(conn)
+                        .await?;
+                }
+                append_events(conn, &new_run.events).await?;
+                Ok(())
+            })
+            .await;
+        match written {
+            // The template of another team (or none) fails the run's foreign key.
+            Err(Failure::Db(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::ForeignKeyViolation,
+                _,
+            ))) => Err(not_found(Resource::Template)),
+            other => other.map_err(Into::into),
+        }
+    }
+
+    async fn get_run(&self, team: TeamId, id: RunId) -> DomainResult<Run> {
+        let mut conn = self.conn().await?;
+        let row = run_header(&mut conn, team, id, false).await?;
+        let mut runs = with_sections(&mut conn, team, vec![row]).await?;
+        runs.pop().ok_or(not_found(Resource::Run))
+    }
+
+    async fn list_runs(
+        &self,
+        team: TeamId,
+        filter: RunFilter,
+        page: PageRequest,
+    ) -> DomainResult<Page<Run>> {
+        let mut conn = self.conn().await?;
+        let mut query = filtered(team, filter);
+        if let Some(cursor) = page.cursor {
+            let known: Option<Uuid> = filtered(team, filter)
+                .filter(runs::id.eq(cursor.id()))
+                .select(runs::id)
+                .first(&mut conn)
+                .await
+                .optional()
+                .map_err(db_error)?;
+            known.ok_or_else(Cursor::unknown)?;
+            query = query.filter(runs::id.lt(cursor.id()));
+        }
+        // Run ids are UUIDv7: descending id is newest first.
+        let rows: Vec<RunRow> = query
+            .order(runs::id.desc())
+            .limit(page_size(page))
+            .select(RunRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(db_error)?;
+        let runs = with_sections(&mut conn, team, rows).await?;
+        Ok(Page::from_fetched(runs, page.limit, |r| r.id.as_uuid()))
+    }
+
+    async fn list_tasks(
+        &self,
+        team: TeamId,
+        run: RunId,
+        page: PageRequest,
+    ) -> DomainResult<Page<RunTask>> {
+        let mut conn = self.conn().await?;
+        let mut query = run_tasks::table
+            .filter(run_tasks::team_id.eq(team.as_uuid()))
+            .filter(run_tasks::run_id.eq(run.as_uuid()))
+            .into_boxed();
+        if let Some(cursor) = page.cursor {
+            let Some(position) = run_tasks::table
+                .filter(run_tasks::team_id.eq(team.as_uuid()))
+                .filter(run_tasks::run_id.eq(run.as_uuid()))
+                .filter(run_tasks::id.eq(cursor.id()))
+                .select(run_tasks::position)
+                .first::<i32>(&mut conn)
+                .await
+                .optional()
+                .map_err(db_error)?
+            else {
+                // Distinguish an unknown run (404) from an unknown cursor (400).
+                run_header(&mut conn, team, run, false).await?;
+                return Err(Cursor::unknown().into());
+            };
+            query = query.filter(run_tasks::position.gt(position));
+        }
+        let rows: Vec<RunTaskRow> = query
+            .order(run_tasks::position)
+            .limit(page_size(page))
+            .select(RunTaskRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(db_error)?;
+        // Every run has tasks: an empty first page means the run is not the team's. After a
+        // cursor the run is known to exist already.
+        if rows.is_empty() && page.cursor.is_none() {
+            run_header(&mut conn, team, run, false).await?;
+        }
+        let tasks = rows
+            .into_iter()
+            .map(RunTaskRow::into_domain)
+            .collect::<DomainResult<Vec<_>>>()?;
+        Ok(Page::from_fetched(tasks, page.limit, |t| t.id.as_uuid()))
+    }
+
+    async fn get_task(&self, team: TeamId, run: RunId, task: TaskId) -> DomainResult<RunTask> {
+        let mut conn = self.conn().await?;
+        match task_row(&mut conn, team, run, task).await? {
+            Some(row) => row.into_domain(),
+            None => {
+                run_header(&mut conn, team, run, false).await?;
+                Err(not_found(Resource::Task))
+            }
+        }
+    }
+
+    async fn update_task(
+        &self,
+        team: TeamId,
+        run: RunId,
+        task: TaskId,
+        decide: &TaskDecision<'_>,
+    ) -> DomainResult<TaskChange> {
+        let mut conn = self.conn().await?;
+        conn.transaction::<_, Failure, _>(async |conn| {
+            // The run row's lock serialises every change to the run's tasks: no update is
+            // lost and the run completes exactly once. Sections are not read: the decision
+            // never needs them, and reading them would cost a query per update.
+            let header = run_header(conn, team, run, true)
+                .await?
+                .into_domain(Vec::new())?;
+            let current = task_row(conn, team, run, task)
+                .await?
+                .ok_or(DomainError::NotFound(Resource::Task))?
+                .into_domain()?;
+            let change = decide(&header, &current)?;
+            if change.changed {
+                diesel::update(
+                    run_tasks::table
+                        .filter(run_tasks::team_id.eq(team.as_uuid()))
+                        .filter(run_tasks::run_id.eq(run.as_uuid()))
+                        .filter(run_tasks::id.eq(task.as_uuid())),
+                )
+                .set(RunTaskChanges::from_domain(&change.task))
+                .execute(conn)
+                .await?;
+                write_run(conn, &change.run).await?;
+            }
+            append_events(conn, &change.events).await?;
+            Ok(change)
+        })
+        .await
+        .map_err(Into::into)
+    }
+
+    async fn get_share(&self, team: TeamId, run: RunId) -> DomainResult<Option<Share>> {
+        let mut conn = self.conn().await?;
+        run_header(&mut conn, team, run, false).await?;
+        sharing::load_share(&mut conn, team, run).await
+    }
+
+    async fn share_run(
+        &self,
+        team: TeamId,
+        run: RunId,
+        decide: &ShareDecision<'_>,
+    ) -> DomainResult<ShareChange> {
+        let mut conn = self.conn().await?;
+        sharing::share(&mut conn, team, run, decide).await
+    }
+
+    async fn unshare_run(
+        &self,
+        team: TeamId,
+        run: RunId,
+        now: OffsetDateTime,
+    ) -> DomainResult<Run> {
+        let mut conn = self.conn().await?;
+        sharing::unshare(&mut conn, team, run, now).await
+    }
+
+    async fn find_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<Run> {
+        let mut conn = self.conn().await?;
+        sharing::find_shared(&mut conn, run, token).await
+    }
+}

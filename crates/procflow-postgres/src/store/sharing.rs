@@ -1,0 +1,148 @@
+//! Link sharing on PostgreSQL: the share row, the guest row, and the run's `is_shared`.
+
+use diesel::prelude::*;
+use diesel::upsert::excluded;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use procflow_domain::error::{DomainResult, Resource};
+use procflow_domain::guest::{Share, ShareChange};
+use procflow_domain::ids::{RunId, TeamId};
+use procflow_domain::ports::ShareDecision;
+use procflow_domain::run::Run;
+use procflow_domain::values::ShareToken;
+use time::OffsetDateTime;
+
+use super::runs::{run_header, with_sections, write_run};
+use super::{append_events, not_found};
+use crate::error::{Failure, db_error};
+use crate::rows::run::RunRow;
+use crate::rows::share::{GuestRow, ShareRow};
+use crate::schema::{run_guests, run_shares, runs};
+
+pub(super) async fn load_share(
+    conn: &mut AsyncPgConnection,
+    team: TeamId,
+    run: RunId,
+) -> DomainResult<Option<Share>> {
+    let found: Option<(ShareRow, Option<GuestRow>)> = run_shares::table
+        .left_join(
+            run_guests::table.on(run_guests::team_id
+                .eq(run_shares::team_id)
+                .and(run_guests::run_id.eq(run_shares::run_id))),
+        )
+        .filter(run_shares::team_id.eq(team.as_uuid()))
+        .filter(run_shares::run_id.eq(run.as_uuid()))
+        .select((ShareRow::as_select(), Option::<GuestRow>::as_select()))
+        .first(conn)
+        .await
+        .optional()
+        .map_err(db_error)?;
+    found
+        .map(|(share, guest)| share.into_domain(guest))
+        .transpose()
+}
+
+pub(super) async fn share(
+    conn: &mut AsyncPgConnection,
+    team: TeamId,
+    run: RunId,
+    decide: &ShareDecision<'_>,
+) -> DomainResult<ShareChange> {
+    conn.transaction::<_, Failure, _>(async |conn| {
+        let header = run_header(conn, team, run, true)
+            .await?
+            .into_domain(Vec::new())?;
+        let current = load_share(conn, team, run).await?;
+        let change = decide(&header, current.as_ref())?;
+        if current.is_none() {
+            diesel::insert_into(run_shares::table)
+                .values(ShareRow {
+                    team_id: team.as_uuid(),
+                    run_id: run.as_uuid(),
+                    token: change.share.token.expose().to_owned(),
+                    created_at: change.run.updated_at.unwrap_or(header.created_at),
+                })
+                .execute(conn)
+                .await?;
+        }
+        if let Some(guest) = &change.invited {
+            diesel::insert_into(run_guests::table)
+                .values(GuestRow::from_domain(team, run, guest))
+                .on_conflict((run_guests::team_id, run_guests::run_id))
+                .do_update()
+                .set((
+                    run_guests::enable_reminders.eq(excluded(run_guests::enable_reminders)),
+                    run_guests::reminder_days.eq(excluded(run_guests::reminder_days)),
+                    run_guests::invited_at.eq(excluded(run_guests::invited_at)),
+                ))
+                .execute(conn)
+                .await?;
+        }
+        if change.run != header {
+            write_run(conn, &change.run).await?;
+        }
+        append_events(conn, &change.events).await?;
+        Ok(change)
+    })
+    .await
+    .map_err(Into::into)
+}
+
+pub(super) async fn unshare(
+    conn: &mut AsyncPgConnection,
+    team: TeamId,
+    run: RunId,
+    now: OffsetDateTime,
+) -> DomainResult<Run> {
+    let row = conn
+        .transaction::<_, Failure, _>(async |conn| {
+            let mut header = run_header(conn, team, run, true).await?;
+            diesel::delete(
+                run_shares::table
+                    .filter(run_shares::team_id.eq(team.as_uuid()))
+                    .filter(run_shares::run_id.eq(run.as_uuid())),
+            )
+            .execute(conn)
+            .await?;
+            if header.is_shared {
+                header.is_shared = false;
+                header.updated_at = Some(now);
+                diesel::update(
+                    runs::table
+                        .filter(runs::team_id.eq(team.as_uuid()))
+                        .filter(runs::id.eq(run.as_uuid())),
+                )
+                .set((runs::is_shared.eq(false), runs::updated_at.eq(now)))
+                .execute(conn)
+                .await?;
+            }
+            Ok(header)
+        })
+        .await
+        .map_err(procflow_domain::error::DomainError::from)?;
+    let mut runs = with_sections(conn, team, vec![row]).await?;
+    runs.pop().ok_or(not_found(Resource::Run))
+}
+
+pub(super) async fn find_shared(
+    conn: &mut AsyncPgConnection,
+    run: RunId,
+    token: &ShareToken,
+) -> DomainResult<Run> {
+    let row: RunRow = runs::table
+        .inner_join(
+            run_shares::table.on(run_shares::team_id
+                .eq(runs::team_id)
+                .and(run_shares::run_id.eq(runs::id))),
+        )
+        .filter(runs::id.eq(run.as_uuid()))
+        .filter(run_shares::token.eq(token.expose()))
+        .select(RunRow::as_select())
+        .first(conn)
+        .await
+        .optional()
+        .map_err(db_error)?
+        .ok_or(not_found(Resource::Run))?;
+    let team = TeamId::from_uuid(row.team_id);
+    let mut runs = with_sections(conn, team, vec![row]).await?;
+    runs.pop().ok_or(not_found(Resource::Run))
+}

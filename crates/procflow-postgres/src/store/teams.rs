@@ -1,0 +1,190 @@
+//! `TeamStore` on PostgreSQL.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use procflow_domain::error::{DomainResult, Resource};
+use procflow_domain::ids::{ApiKeyId, TeamId, UserId};
+use procflow_domain::ports::TeamStore;
+use procflow_domain::team::{ApiKey, Member, Subscription, Team};
+use procflow_domain::values::Email;
+use time::OffsetDateTime;
+
+use super::{PgStore, not_found};
+use crate::error::{Failure, db_error};
+use crate::rows::team::{ApiKeyRow, MemberRow, TeamRow, role_text, subscription_text};
+use crate::schema::{api_keys, members, teams};
+
+#[async_trait]
+impl TeamStore for PgStore {
+    async fn find_api_key(&self, key_hash: &[u8; 32]) -> DomainResult<Option<(ApiKey, Team)>> {
+        let mut conn = self.conn().await?;
+        let found: Option<(ApiKeyRow, TeamRow)> = api_keys::table
+            .inner_join(teams::table.on(teams::id.eq(api_keys::team_id)))
+            .filter(api_keys::key_hash.eq(key_hash.as_slice()))
+            .filter(api_keys::revoked_at.is_null())
+            .select((ApiKeyRow::as_select(), TeamRow::as_select()))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(db_error)?;
+        found
+            .map(|(key, team)| Ok((key.into_domain(), team.into_domain()?)))
+            .transpose()
+    }
+
+    async fn get_team(&self, team: TeamId) -> DomainResult<Team> {
+        let mut conn = self.conn().await?;
+        teams::table
+            .filter(teams::id.eq(team.as_uuid()))
+            .select(TeamRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(db_error)?
+            .ok_or(not_found(Resource::Team))?
+            .into_domain()
+    }
+
+    async fn find_member_by_email(
+        &self,
+        team: TeamId,
+        email: &Email,
+    ) -> DomainResult<Option<Member>> {
+        let mut conn = self.conn().await?;
+        members::table
+            .filter(members::team_id.eq(team.as_uuid()))
+            .filter(members::email.eq(email.as_str()))
+            .select(MemberRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(db_error)?
+            .map(MemberRow::into_domain)
+            .transpose()
+    }
+
+    async fn find_member(&self, team: TeamId, user: UserId) -> DomainResult<Option<Member>> {
+        let mut conn = self.conn().await?;
+        members::table
+            .filter(members::team_id.eq(team.as_uuid()))
+            .filter(members::id.eq(user.as_uuid()))
+            .select(MemberRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(db_error)?
+            .map(MemberRow::into_domain)
+            .transpose()
+    }
+
+    async fn create_team(&self, team: &Team, admin: &Member) -> DomainResult<()> {
+        let mut conn = self.conn().await?;
+        conn.transaction::<_, Failure, _>(async |conn| {
+            diesel::insert_into(teams::table)
+                .values(TeamRow::from_domain(team))
+                .execute(conn)
+                .await?;
+            diesel::insert_into(members::table)
+                .values(MemberRow::from_domain(admin))
+                .execute(conn)
+                .await?;
+            Ok(())
+        })
+        .await
+        .map_err(Into::into)
+    }
+
+    async fn add_member(&self, member: &Member) -> DomainResult<()> {
+        let mut conn = self.conn().await?;
+        let inserted = diesel::insert_into(members::table)
+            .values(MemberRow::from_domain(member))
+            .execute(&mut conn)
+            .await;
+        match inserted {
+            Err(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::ForeignKeyViolation,
+                _,
+            )) => Err(not_found(Resource::Team)),
+            other => other.map(|_| ()).map_err(db_error),
+        }
+    }
+
+    async fn update_member(&self, member: &Member) -> DomainResult<()> {
+        let mut conn = self.conn().await?;
+        let updated = diesel::update(
+            members::table
+                .filter(members::team_id.eq(member.team_id.as_uuid()))
+                .filter(members::id.eq(member.id.as_uuid())),
+        )
+        .set((
+            members::role.eq(role_text(member.role)),
+            members::active.eq(member.active),
+        ))
+        .execute(&mut conn)
+        .await
+        .map_err(db_error)?;
+        if updated == 0 {
+            return Err(not_found(Resource::Member));
+        }
+        Ok(())
+    }
+
+    async fn insert_api_key(&self, key: &ApiKey, key_hash: &[u8; 32]) -> DomainResult<()> {
+        let mut conn = self.conn().await?;
+        let inserted = diesel::insert_into(api_keys::table)
+            .values(ApiKeyRow::from_domain(key, key_hash))
+            .execute(&mut conn)
+            .await;
+        match inserted {
+            Err(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::ForeignKeyViolation,
+                _,
+            )) => Err(not_found(Resource::Member)),
+            other => other.map(|_| ()).map_err(db_error),
+        }
+    }
+
+    async fn revoke_api_key(
+        &self,
+        team: TeamId,
+        key: ApiKeyId,
+        now: OffsetDateTime,
+    ) -> DomainResult<()> {
+        let mut conn = self.conn().await?;
+        let of_team = api_keys::table
+            .filter(api_keys::team_id.eq(team.as_uuid()))
+            .filter(api_keys::id.eq(key.as_uuid()));
+        let revoked = diesel::update(of_team.filter(api_keys::revoked_at.is_null()))
+            .set(api_keys::revoked_at.eq(now))
+            .execute(&mut conn)
+            .await
+            .map_err(db_error)?;
+        if revoked > 0 {
+            return Ok(());
+        }
+        // Revoking a revoked key is a no-op; a key of another team is not found.
+        let known: i64 = of_team
+            .count()
+            .get_result(&mut conn)
+            .await
+            .map_err(db_error)?;
+        if known == 0 {
+            return Err(not_found(Resource::ApiKey));
+        }
+        Ok(())
+    }
+
+    async fn set_subscription(&self, team: TeamId, status: Subscription) -> DomainResult<()> {
+        let mut conn = self.conn().await?;
+        let updated = diesel::update(teams::table.filter(teams::id.eq(team.as_uuid())))
+            .set(teams::subscription.eq(subscription_text(status)))
+            .execute(&mut conn)
+            .await
+            .map_err(db_error)?;
+        if updated == 0 {
+            return Err(not_found(Resource::Team));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,88 @@
+//! Statement counts: creating a run is a fixed number of set-based statements whatever its
+//! size, and a task update costs the same on a small and a large run.
+
+use procflow_domain::ports::RunStore;
+use procflow_domain::service::UpdateTask;
+use procflow_domain::values::PageRequest;
+
+use super::support::{Env, V7Ids, env, published, sized_document, start};
+
+/// Statements sent while `work` runs.
+async fn statements<T>(env: &Env, work: impl Future<Output = T>) -> (T, u64) {
+    let before = env.statements.get();
+    let out = work.await;
+    (out, env.statements.get() - before)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_of_500_tasks_with_5_elements_each_is_created_in_six_statements() {
+    let env = env().await;
+    let small = published(&env, &env.team, sized_document(5, 5)).await;
+    let large = published(&env, &env.team, sized_document(500, 5)).await;
+    let new_run = |template| {
+        procflow_domain::run::Run::start(
+            procflow_domain::run::StartRun {
+                template,
+                title: None,
+                due_date: None,
+                runner: None,
+                timezone: "UTC".into(),
+                prefill: Vec::new(),
+            },
+            &V7Ids,
+            env.clock_now(),
+        )
+        .unwrap()
+    };
+    let (small_run, large_run) = (new_run(&small), new_run(&large));
+    assert_eq!(large_run.tasks.len(), 500);
+    let (created, small_count) = statements(&env, env.store.create_run(&small_run)).await;
+    created.unwrap();
+    let (created, large_count) = statements(&env, env.store.create_run(&large_run)).await;
+    created.unwrap();
+    // BEGIN, the run, its sections, its tasks (with their elements), its events, COMMIT.
+    assert_eq!(large_count, 6);
+    assert_eq!(small_count, large_count);
+    let read = env
+        .store
+        .list_tasks(env.team.id, large_run.run.id, PageRequest::default())
+        .await
+        .unwrap();
+    assert!(read.has_more);
+    assert_eq!(read.items[0].custom_elements.len(), 5);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_update_costs_the_same_on_5_and_on_500_tasks() {
+    let env = env().await;
+    let mut counts = Vec::new();
+    for size in [5, 500] {
+        let template = published(&env, &env.team, sized_document(size, 1)).await;
+        let run = env
+            .procflow
+            .create_run(&env.team, start(&template))
+            .await
+            .unwrap();
+        let task = env
+            .store
+            .list_tasks(env.team.id, run.id, PageRequest::default())
+            .await
+            .unwrap()
+            .items[0]
+            .id;
+        let patch = UpdateTask {
+            completed: Some(true),
+            ..UpdateTask::default()
+        };
+        let (updated, count) = statements(
+            &env,
+            env.procflow.update_task(&env.team, run.id, task, patch),
+        )
+        .await;
+        updated.unwrap();
+        counts.push(count);
+    }
+    // BEGIN, lock the run, read the task, write the task, write the run, append the event,
+    // COMMIT.
+    assert_eq!(counts, [7, 7]);
+}

@@ -1,0 +1,170 @@
+//! `TeamStore`: keys, members, teams and subscriptions.
+
+use procflow_domain::error::{DomainError, Resource};
+use procflow_domain::ids::{ApiKeyId, TeamId, UserId};
+use procflow_domain::ports::TeamStore;
+use procflow_domain::team::{ApiKey, Role, Subscription};
+use uuid::Uuid;
+
+use super::support::{env, member};
+
+fn key(team: TeamId, created_by: UserId, n: u128) -> ApiKey {
+    ApiKey {
+        id: ApiKeyId::from_uuid(Uuid::from_u128(team.as_uuid().as_u128() + 0x100 + n)),
+        team_id: team,
+        name: Some("ci".into()),
+        prefix: "pf_live_abcd".into(),
+        created_by,
+        created_at: time::macros::datetime!(2026-02-01 0:00 UTC),
+        revoked_at: None,
+    }
+}
+
+fn admin_of(team: TeamId) -> UserId {
+    UserId::from_uuid(Uuid::from_u128(team.as_uuid().as_u128() + 1))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_finds_its_team_by_hash_until_revoked() {
+    let env = env().await;
+    let record = key(env.team.id, admin_of(env.team.id), 1);
+    let hash = [7_u8; 32];
+    env.store.insert_api_key(&record, &hash).await.unwrap();
+    let (found, team) = env.store.find_api_key(&hash).await.unwrap().unwrap();
+    assert_eq!((found, team), (record.clone(), env.team.clone()));
+    assert_eq!(env.store.find_api_key(&[8_u8; 32]).await.unwrap(), None);
+
+    assert_eq!(
+        env.store
+            .revoke_api_key(env.other.id, record.id, env.clock_now())
+            .await
+            .unwrap_err(),
+        DomainError::NotFound(Resource::ApiKey),
+        "another team cannot revoke it"
+    );
+    env.store
+        .revoke_api_key(env.team.id, record.id, env.clock_now())
+        .await
+        .unwrap();
+    assert_eq!(env.store.find_api_key(&hash).await.unwrap(), None);
+    env.store
+        .revoke_api_key(env.team.id, record.id, env.clock_now())
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_duplicate_key_hash_is_a_conflict() {
+    let env = env().await;
+    let hash = [9_u8; 32];
+    env.store
+        .insert_api_key(&key(env.team.id, admin_of(env.team.id), 1), &hash)
+        .await
+        .unwrap();
+    let second = key(env.team.id, admin_of(env.team.id), 2);
+    assert!(matches!(
+        env.store.insert_api_key(&second, &hash).await,
+        Err(DomainError::Conflict(_))
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn members_are_found_by_email_ignoring_case_and_unique_per_team() {
+    let env = env().await;
+    let email = "ADMIN@a.example".parse().unwrap();
+    let admin = env
+        .store
+        .find_member_by_email(env.team.id, &email)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(admin.role, Role::Admin);
+    assert_eq!(
+        env.store
+            .find_member_by_email(env.other.id, &email)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        env.store.find_member(env.team.id, admin.id).await.unwrap(),
+        Some(admin.clone())
+    );
+    assert_eq!(
+        env.store.find_member(env.other.id, admin.id).await.unwrap(),
+        None
+    );
+
+    let twin = member(&env.team, 9, "admin@a.example", Role::Member);
+    assert!(matches!(
+        env.store.add_member(&twin).await,
+        Err(DomainError::Conflict(_))
+    ));
+    let same_email_other_team = member(&env.other, 9, "admin@a.example", Role::Member);
+    env.store.add_member(&same_email_other_team).await.unwrap();
+
+    let demoted = procflow_domain::team::Member {
+        active: false,
+        role: Role::Member,
+        ..admin
+    };
+    env.store.update_member(&demoted).await.unwrap();
+    assert_eq!(
+        env.store
+            .find_member(env.team.id, demoted.id)
+            .await
+            .unwrap(),
+        Some(demoted.clone())
+    );
+    let stranger = procflow_domain::team::Member {
+        team_id: env.other.id,
+        ..demoted
+    };
+    assert_eq!(
+        env.store.update_member(&stranger).await.unwrap_err(),
+        DomainError::NotFound(Resource::Member)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn teams_are_created_once_and_their_subscription_set() {
+    let env = env().await;
+    let admin = member(&env.team, 1, "admin@a.example", Role::Admin);
+    assert!(matches!(
+        env.store.create_team(&env.team, &admin).await,
+        Err(DomainError::Conflict(_))
+    ));
+    env.store
+        .set_subscription(env.team.id, Subscription::Inactive)
+        .await
+        .unwrap();
+    assert_eq!(
+        env.store.get_team(env.team.id).await.unwrap().subscription,
+        Subscription::Inactive
+    );
+    let unknown = TeamId::from_uuid(Uuid::now_v7());
+    assert_eq!(
+        env.store.get_team(unknown).await.unwrap_err(),
+        DomainError::NotFound(Resource::Team)
+    );
+    assert_eq!(
+        env.store
+            .set_subscription(unknown, Subscription::Active)
+            .await
+            .unwrap_err(),
+        DomainError::NotFound(Resource::Team)
+    );
+    let orphan = member(
+        &procflow_domain::team::Team {
+            id: unknown,
+            ..env.team.clone()
+        },
+        3,
+        "x@y.example",
+        Role::Member,
+    );
+    assert_eq!(
+        env.store.add_member(&orphan).await.unwrap_err(),
+        DomainError::NotFound(Resource::Team)
+    );
+}

@@ -1,0 +1,282 @@
+//! `TemplateStore`: round trips, lists, archive, publish and replace.
+
+use procflow_domain::error::{DomainError, Resource, ValidationError};
+use procflow_domain::ids::TemplateId;
+use procflow_domain::ports::TemplateStore;
+use procflow_domain::template::TemplateDocument;
+use procflow_domain::values::{Cursor, Limit, PageRequest};
+use serde_json::json;
+use time::Duration;
+use uuid::Uuid;
+
+use super::support::{document, env, published};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_template_reads_back_as_written() {
+    let env = env().await;
+    let doc = TemplateDocument::from_json(document()).unwrap();
+    let created = env.procflow.create_template(&env.team, doc).await.unwrap();
+    let read = env
+        .store
+        .get_template(env.team.id, created.id)
+        .await
+        .unwrap();
+    assert_eq!(read, created);
+    assert_eq!(read.sections.len(), 2);
+    assert_eq!(read.tasks.len(), 3);
+    assert_eq!(read.version, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn templates_list_by_creation_in_pages_without_tasks() {
+    let env = env().await;
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        let doc = TemplateDocument::from_json(document()).unwrap();
+        ids.push(
+            env.procflow
+                .create_template(&env.team, doc)
+                .await
+                .unwrap()
+                .id,
+        );
+        env.clock.advance(Duration::seconds(1));
+    }
+    let limit = Limit::new(2).unwrap();
+    let mut seen = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = env
+            .store
+            .list_templates(env.team.id, PageRequest { limit, cursor })
+            .await
+            .unwrap();
+        assert!(
+            page.items
+                .iter()
+                .all(|t| t.tasks.is_empty() && t.sections.len() == 2)
+        );
+        seen.extend(page.items.iter().map(|t| t.id));
+        if !page.has_more {
+            break;
+        }
+        cursor = page.next_cursor;
+    }
+    assert_eq!(seen, ids);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cursor_naming_no_template_is_refused() {
+    let env = env().await;
+    let page = PageRequest {
+        limit: Limit::default(),
+        cursor: Some(Cursor::after(Uuid::now_v7())),
+    };
+    let refused = env
+        .store
+        .list_templates(env.team.id, page)
+        .await
+        .unwrap_err();
+    assert_eq!(refused, DomainError::Validation(Cursor::unknown()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn template_tasks_list_by_order_after_a_cursor() {
+    let env = env().await;
+    let template = published(&env, &env.team, document()).await;
+    let first = env
+        .store
+        .list_template_tasks(
+            env.team.id,
+            template.id,
+            PageRequest {
+                limit: Limit::new(1).unwrap(),
+                cursor: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert!(first.has_more);
+    let rest = env
+        .store
+        .list_template_tasks(
+            env.team.id,
+            template.id,
+            PageRequest {
+                limit: Limit::default(),
+                cursor: first.next_cursor,
+            },
+        )
+        .await
+        .unwrap();
+    let orders: Vec<u32> = first
+        .items
+        .iter()
+        .chain(&rest.items)
+        .map(|t| t.order)
+        .collect();
+    assert_eq!(orders, [0, 1, 2]);
+    assert!(!rest.has_more);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn archived_templates_leave_lists_and_gets() {
+    let env = env().await;
+    let template = published(&env, &env.team, document()).await;
+    env.procflow
+        .archive_template(&env.team, template.id)
+        .await
+        .unwrap();
+    let gone = DomainError::NotFound(Resource::Template);
+    assert_eq!(
+        env.store
+            .get_template(env.team.id, template.id)
+            .await
+            .unwrap_err(),
+        gone
+    );
+    assert_eq!(
+        env.store
+            .list_template_tasks(env.team.id, template.id, PageRequest::default())
+            .await
+            .unwrap_err(),
+        gone
+    );
+    let list = env
+        .store
+        .list_templates(env.team.id, PageRequest::default())
+        .await
+        .unwrap();
+    assert!(list.items.is_empty());
+    assert_eq!(
+        env.procflow
+            .archive_template(&env.team, template.id)
+            .await
+            .unwrap_err(),
+        gone
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn publishing_adds_one_to_the_version_once() {
+    let env = env().await;
+    let template = published(&env, &env.team, document()).await;
+    assert_eq!((template.is_published, template.version), (true, 1));
+    let again = env
+        .procflow
+        .publish_template(&env.team, template.id, true)
+        .await
+        .unwrap();
+    assert_eq!(again.version, 1);
+    let draft = env
+        .procflow
+        .publish_template(&env.team, template.id, false)
+        .await
+        .unwrap();
+    let read = env
+        .store
+        .get_template(env.team.id, template.id)
+        .await
+        .unwrap();
+    assert_eq!(read, draft);
+    assert!(!read.is_published);
+    let republished = env
+        .procflow
+        .publish_template(&env.team, template.id, true)
+        .await
+        .unwrap();
+    assert_eq!(republished.version, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_published_template_cannot_be_replaced_and_a_draft_keeps_given_ids() {
+    let env = env().await;
+    let template = published(&env, &env.team, document()).await;
+    let replacement = || {
+        TemplateDocument::from_json(json!({
+            "title": "Renamed",
+            "sections": [{"id": template.sections[0].id, "title": "Only", "tasks": [
+                {"id": template.tasks[0].id, "title": "Kept"},
+                {"title": "New"}]}]
+        }))
+        .unwrap()
+    };
+    let refused = env
+        .procflow
+        .replace_template(&env.team, template.id, replacement())
+        .await;
+    assert_eq!(refused.unwrap_err(), DomainError::TemplatePublished);
+    assert_eq!(
+        env.store
+            .get_template(env.team.id, template.id)
+            .await
+            .unwrap(),
+        template
+    );
+
+    env.procflow
+        .publish_template(&env.team, template.id, false)
+        .await
+        .unwrap();
+    let replaced = env
+        .procflow
+        .replace_template(&env.team, template.id, replacement())
+        .await
+        .unwrap();
+    let read = env
+        .store
+        .get_template(env.team.id, template.id)
+        .await
+        .unwrap();
+    assert_eq!(read, replaced);
+    assert_eq!(read.title, "Renamed");
+    assert_eq!(read.tasks.len(), 2);
+    assert_eq!(read.tasks[0].id, template.tasks[0].id);
+    assert_eq!(read.tasks[0].created_at, template.tasks[0].created_at);
+    assert_eq!(read.sections[0].id, template.sections[0].id);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_decision_changes_nothing() {
+    let env = env().await;
+    let empty = TemplateDocument::from_json(json!({"title": "Empty"})).unwrap();
+    let draft = env
+        .procflow
+        .create_template(&env.team, empty)
+        .await
+        .unwrap();
+    let refused = env
+        .procflow
+        .publish_template(&env.team, draft.id, true)
+        .await
+        .unwrap_err();
+    assert!(matches!(
+        refused,
+        DomainError::Validation(ValidationError::Field { .. })
+    ));
+    assert_eq!(
+        env.store.get_template(env.team.id, draft.id).await.unwrap(),
+        draft
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inserting_an_existing_template_id_is_a_conflict() {
+    let env = env().await;
+    let template = published(&env, &env.team, document()).await;
+    let refused = env.store.insert_template(&template).await.unwrap_err();
+    assert!(matches!(refused, DomainError::Conflict(_)), "{refused:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_template_is_not_found() {
+    let env = env().await;
+    let unknown = TemplateId::from_uuid(Uuid::now_v7());
+    assert_eq!(
+        env.store
+            .get_template(env.team.id, unknown)
+            .await
+            .unwrap_err(),
+        DomainError::NotFound(Resource::Template)
+    );
+}

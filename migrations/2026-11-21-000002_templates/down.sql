@@ -1,0 +1,3 @@
+DROP TABLE template_tasks;
+DROP TABLE template_sections;
+DROP TABLE templates;

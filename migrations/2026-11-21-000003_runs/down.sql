@@ -1,0 +1,3 @@
+DROP TABLE run_tasks;
+DROP TABLE run_sections;
+DROP TABLE runs;

@@ -1,0 +1,2 @@
+DROP TABLE run_guests;
+DROP TABLE run_shares;

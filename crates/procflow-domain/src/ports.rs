@@ -17,6 +17,7 @@ use crate::run::{NewRun, Run, RunFilter, RunTask, TaskChange};
 use crate::team::{ApiKey, Member, Subscription, Team};
 use crate::template::{Template, TemplateTask};
 use crate::values::{Email, Page, PageRequest, ShareToken};
+use time::Duration;
 
 /// Decides a task change from the run and the task as they are under the store's lock.
 pub type TaskDecision<'a> = dyn Fn(&Run, &RunTask) -> DomainResult<TaskChange> + Send + Sync + 'a;
@@ -291,6 +292,48 @@ pub trait Outbox: Send + Sync {
     /// # Errors
     /// Only store failures.
     async fn retry(&self, id: EventId, retry_at: OffsetDateTime, error: &str) -> DomainResult<()>;
+}
+
+/// What the rate limiter answers for one request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateDecision {
+    /// Whether the request is accepted (and counted).
+    pub allowed: bool,
+    /// Requests still accepted in the current window after this one.
+    pub remaining: u32,
+    /// Until when the window is full, or until the oldest counted request leaves it: the
+    /// earliest moment another request would be accepted when `allowed` is false.
+    pub reset_at: OffsetDateTime,
+}
+
+/// Per-key request counting over a rolling window, shared by every server instance.
+#[async_trait]
+pub trait RateLimiter: Send + Sync {
+    /// Counts a request of `key` at `now` if fewer than `limit` were accepted in the `window`
+    /// before it. Exact across instances sharing the store: of any number of concurrent
+    /// calls, at most `limit` are accepted per rolling window. Refused requests are not
+    /// counted.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn hit(
+        &self,
+        team: TeamId,
+        key: ApiKeyId,
+        now: OffsetDateTime,
+        limit: u32,
+        window: Duration,
+    ) -> DomainResult<RateDecision>;
+}
+
+/// Whether the store answers (`/readyz`).
+#[async_trait]
+pub trait HealthCheck: Send + Sync {
+    /// Answers `Ok` when the store can serve requests.
+    ///
+    /// # Errors
+    /// `Store(Unavailable)` when it cannot.
+    async fn ping(&self) -> DomainResult<()>;
 }
 
 /// The current time.

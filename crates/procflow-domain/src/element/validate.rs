@@ -99,6 +99,11 @@ impl CustomElement {
         let text = value
             .as_str()
             .ok_or_else(|| self.invalid("an email address"))?;
+        // `Email` trims before checking, but the value is stored as written: surrounding
+        // whitespace would be stored as part of the address.
+        if text.trim() != text {
+            return Err(self.invalid("an email address"));
+        }
         text.parse::<Email>()
             .map(|_| ())
             .map_err(|_| self.invalid("an email address"))
@@ -117,6 +122,10 @@ impl CustomElement {
     fn date(&self, value: &Value) -> Result<(), ValidationError> {
         let expected = "an ISO 8601 date (YYYY-MM-DD)";
         let text = value.as_str().ok_or_else(|| self.invalid(expected))?;
+        // `[year]` also reads a sign (`+2026`, `-0001`); YYYY-MM-DD starts with a digit.
+        if !text.starts_with(|c: char| c.is_ascii_digit()) {
+            return Err(self.invalid(expected));
+        }
         Date::parse(text, format_description!("[year]-[month]-[day]"))
             .map(|_| ())
             .map_err(|_| self.invalid(expected))
@@ -159,7 +168,12 @@ impl CustomElement {
 /// An absolute `http`/`https` URL with a host; also the rule for `file_url` and media URLs.
 #[must_use]
 pub fn is_web_url(text: &str) -> bool {
+    // The parser repairs `https:/host` and `http:host`; a browser reads those as paths on
+    // our own host, so the written text itself must be absolute.
+    let (scheme, rest) = text.split_once("://").unwrap_or_default();
     !text.contains('\0')
+        && matches!(scheme, "http" | "https")
+        && !rest.is_empty()
         && url::Url::parse(text)
             .is_ok_and(|url| matches!(url.scheme(), "http" | "https") && url.host().is_some())
 }
@@ -221,7 +235,14 @@ mod tests {
                 vec![json!("ada@example.com"), json!("A.B+c@d.example.org")],
                 with(
                     not_strings(),
-                    vec![json!("ada"), json!("ada@"), json!("@x.y"), json!("a b@c.d")],
+                    vec![
+                        json!("ada"),
+                        json!("ada@"),
+                        json!("@x.y"),
+                        json!("a b@c.d"),
+                        json!(" ada@example.com"),
+                        json!("ada@example.com\n"),
+                    ],
                 ),
             ),
             (
@@ -237,6 +258,9 @@ mod tests {
                         json!("ftp://example.com"),
                         json!("javascript:alert(1)"),
                         json!("https://"),
+                        json!("https:/example.com"),
+                        json!("http:example.com"),
+                        json!("HTTPS//example.com"),
                     ],
                 ),
             ),
@@ -250,6 +274,8 @@ mod tests {
                         json!("21/11/2026"),
                         json!("2026-11-21T10:00:00Z"),
                         json!("2026-13-01"),
+                        json!("+2026-11-21"),
+                        json!("-0001-01-01"),
                         json!(""),
                     ],
                 ),

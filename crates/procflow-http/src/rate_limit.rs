@@ -1,0 +1,1 @@
+//! The per-key rate limit gate (filled in by the rate-limit work).

@@ -1,6 +1,8 @@
 //! `PgStore`: every store port of the domain on one PostgreSQL connection pool.
 
+mod health;
 mod outbox;
+mod rate_limits;
 mod runs;
 mod sharing;
 mod teams;

@@ -6,6 +6,7 @@ mod conformance {
     pub mod isolation;
     pub mod migrations;
     pub mod outbox;
+    pub mod rate_limits;
     pub mod runs;
     pub mod sharing;
     pub mod statements;

@@ -1,0 +1,281 @@
+//! Tests of the rate-limit gate over a fake limiter and a fixed clock.
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use async_trait::async_trait;
+use procflow_domain::error::{DomainResult, StoreError};
+use procflow_domain::fakes::FixedClock;
+use procflow_domain::ports::RateDecision;
+use time::macros::datetime;
+use uuid::Uuid;
+
+use super::*;
+
+const T0: OffsetDateTime = datetime!(2026-03-01 9:00 UTC);
+
+/// A rolling-window limiter in memory that counts its calls and can be made to fail.
+#[derive(Default)]
+struct FakeLimiter {
+    calls: AtomicUsize,
+    failing: std::sync::atomic::AtomicBool,
+    hits: Mutex<HashMap<(TeamId, ApiKeyId), Vec<OffsetDateTime>>>,
+}
+
+#[async_trait]
+impl RateLimiter for FakeLimiter {
+    async fn hit(
+        &self,
+        team: TeamId,
+        key: ApiKeyId,
+        now: OffsetDateTime,
+        limit: u32,
+        window: Duration,
+    ) -> DomainResult<RateDecision> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        if self.failing.load(Ordering::SeqCst) {
+            return Err(StoreError::Unavailable("down".into()).into());
+        }
+        let mut all = self.hits.lock().unwrap();
+        let hits = all.entry((team, key)).or_default();
+        hits.retain(|hit| *hit > now - window);
+        let allowed = hits.len() < limit as usize;
+        if allowed {
+            hits.push(now);
+        }
+        Ok(RateDecision {
+            allowed,
+            remaining: limit.saturating_sub(u32::try_from(hits.len()).unwrap()),
+            reset_at: hits.first().copied().unwrap_or(now) + window,
+        })
+    }
+}
+
+struct Setup {
+    gate: RateLimitGate,
+    limiter: Arc<FakeLimiter>,
+    clock: Arc<FixedClock>,
+}
+
+impl Setup {
+    fn new(per_minute: u32) -> Self {
+        let limiter = Arc::new(FakeLimiter::default());
+        let clock = Arc::new(FixedClock::at(T0));
+        let gate = RateLimitGate::new(limiter.clone(), clock.clone(), per_minute);
+        Self {
+            gate,
+            limiter,
+            clock,
+        }
+    }
+
+    fn calls(&self) -> usize {
+        self.limiter.calls.load(Ordering::SeqCst)
+    }
+
+    fn advance_to(&self, seconds: f64) {
+        use procflow_domain::ports::Clock;
+        let target = T0 + Duration::seconds_f64(seconds);
+        self.clock.advance(target - self.clock.now());
+    }
+
+    async fn admit(&self, n: u8) -> Result<Quota, Refusal> {
+        let (team, key, hash) = key(n);
+        self.gate.admit(team, key, hash).await
+    }
+}
+
+fn key(n: u8) -> (TeamId, ApiKeyId, KeyHash) {
+    (
+        TeamId::from_uuid(Uuid::from_u128(0xA)),
+        ApiKeyId::from_uuid(Uuid::from_u128(u128::from(n))),
+        [n; 32],
+    )
+}
+
+fn quota(limit: u32, remaining: u32, reset_secs: u64) -> Quota {
+    Quota {
+        limit,
+        remaining,
+        reset_secs,
+    }
+}
+
+/// The `Retry-After` of a refusal; panics on anything else.
+fn retry_after(outcome: Result<Quota, Refusal>) -> u64 {
+    match outcome {
+        Err(Refusal::Limited {
+            quota,
+            retry_after_secs,
+        }) => {
+            assert_eq!(quota, self::quota(quota.limit, 0, retry_after_secs));
+            retry_after_secs
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn accepted_requests_carry_the_quota_counting_down() {
+    let setup = Setup::new(3);
+    assert_eq!(setup.admit(1).await.unwrap(), quota(3, 2, 60));
+    setup.advance_to(10.5);
+    assert_eq!(setup.admit(1).await.unwrap(), quota(3, 1, 50));
+    assert_eq!(setup.admit(1).await.unwrap(), quota(3, 0, 50));
+    assert_eq!(setup.calls(), 3);
+}
+
+#[tokio::test]
+async fn once_refused_a_key_is_refused_from_memory_until_its_reset() {
+    let setup = Setup::new(2);
+    setup.admit(1).await.unwrap();
+    setup.advance_to(20.0);
+    setup.admit(1).await.unwrap();
+    assert_eq!(retry_after(setup.admit(1).await), 40);
+    assert_eq!(setup.calls(), 3);
+
+    for (at, expected) in [(20.0, 40), (30.2, 30), (59.0, 1), (59.5, 1), (59.999, 1)] {
+        setup.advance_to(at);
+        assert_eq!(retry_after(setup.admit(1).await), expected, "at {at} s");
+        let (_, _, hash) = key(1);
+        assert!(setup.gate.cached_refusal(&hash).is_some());
+    }
+    assert_eq!(setup.calls(), 3, "cached refusals ask nobody");
+
+    // At the reset the oldest hit has left the window: the limiter is asked again.
+    setup.advance_to(60.0);
+    let (_, _, hash) = key(1);
+    assert!(setup.gate.cached_refusal(&hash).is_none());
+    assert_eq!(setup.admit(1).await.unwrap(), quota(2, 0, 20));
+    assert_eq!(setup.calls(), 4);
+    assert_eq!(retry_after(setup.admit(1).await), 20);
+    assert_eq!(setup.calls(), 5);
+}
+
+#[tokio::test]
+async fn a_refusal_blocks_only_its_own_key() {
+    let setup = Setup::new(1);
+    setup.admit(1).await.unwrap();
+    retry_after(setup.admit(1).await);
+    assert_eq!(setup.admit(2).await.unwrap(), quota(1, 0, 60));
+    let (_, _, other) = key(2);
+    assert!(setup.gate.cached_refusal(&other).is_none());
+    assert_eq!(setup.calls(), 3);
+}
+
+#[tokio::test]
+async fn retry_after_is_rounded_up_and_at_least_one_second() {
+    assert_eq!(whole_seconds_until(T0 + Duration::milliseconds(200), T0), 1);
+    assert_eq!(whole_seconds_until(T0 + Duration::seconds(1), T0), 1);
+    assert_eq!(
+        whole_seconds_until(T0 + Duration::milliseconds(1_001), T0),
+        2
+    );
+    assert_eq!(whole_seconds_until(T0, T0), 0);
+    assert_eq!(whole_seconds_until(T0 - Duration::seconds(5), T0), 0);
+    let setup = Setup::new(1);
+    assert_eq!(retry_after(Err(setup.gate.limited(T0, T0))), 1);
+    assert_eq!(
+        retry_after(Err(setup.gate.limited(T0 + Duration::microseconds(1), T0))),
+        1
+    );
+}
+
+#[tokio::test]
+async fn store_failures_pass_through_and_are_not_remembered() {
+    let setup = Setup::new(5);
+    setup.limiter.failing.store(true, Ordering::SeqCst);
+    assert!(matches!(
+        setup.admit(1).await,
+        Err(Refusal::Store(DomainError::Store(StoreError::Unavailable(
+            _
+        ))))
+    ));
+    setup.limiter.failing.store(false, Ordering::SeqCst);
+    assert_eq!(setup.admit(1).await.unwrap(), quota(5, 4, 60));
+    assert_eq!(setup.calls(), 2);
+}
+
+#[tokio::test]
+async fn a_limit_of_zero_refuses_every_request() {
+    let setup = Setup::new(0);
+    assert_eq!(retry_after(setup.admit(1).await), 60);
+    assert_eq!(retry_after(setup.admit(1).await), 60);
+    assert_eq!(setup.calls(), 1);
+}
+
+#[tokio::test]
+async fn the_refusal_memory_forgets_blocks_that_ended() {
+    let setup = Setup::new(0);
+    for n in 0..3_000_u16 {
+        let (team, key, _) = key(0);
+        let mut hash = [0; 32];
+        hash[..2].copy_from_slice(&n.to_be_bytes());
+        retry_after(setup.gate.admit(team, key, hash).await);
+    }
+    assert_eq!(setup.gate.blocked_len(), 3_000);
+    setup.advance_to(61.0);
+    for n in 0..3_000_u16 {
+        let (team, key, _) = key(0);
+        let mut hash = [1; 32];
+        hash[..2].copy_from_slice(&n.to_be_bytes());
+        retry_after(setup.gate.admit(team, key, hash).await);
+    }
+    assert_eq!(
+        setup.gate.blocked_len(),
+        3_000,
+        "the 3,000 blocks of 0 s ended and were swept"
+    );
+}
+
+#[test]
+fn headers_name_the_quota_and_the_retry() {
+    let quota = quota(100, 0, 42);
+    assert_eq!(
+        headers::for_quota(&quota),
+        [
+            ("ratelimit-limit", "100".to_owned()),
+            ("ratelimit-remaining", "0".to_owned()),
+            ("ratelimit-reset", "42".to_owned()),
+        ]
+    );
+    let refusal = Refusal::Limited {
+        quota,
+        retry_after_secs: 42,
+    };
+    let pairs = headers::for_refusal(&refusal);
+    assert_eq!(pairs[..3], headers::for_quota(&quota));
+    assert_eq!(pairs[3], ("retry-after", "42".to_owned()));
+    let failure = Refusal::Store(StoreError::Other("x".into()).into());
+    assert!(headers::for_refusal(&failure).is_empty());
+    for (name, _) in pairs {
+        // Panics on a name actix cannot take as a static header name.
+        let _ = actix_web::http::header::HeaderName::from_static(name);
+    }
+}
+
+/// Timings of the gate with a limiter in memory: `cargo test -p procflow-http --release
+/// --lib rate_limit::tests::timings -- --ignored --nocapture`.
+#[tokio::test]
+#[ignore = "a measurement, not a check"]
+async fn timings() {
+    const ROUNDS: usize = 100_000;
+    let setup = Setup::new(1);
+    setup.admit(1).await.unwrap();
+    let mut samples = Vec::with_capacity(ROUNDS);
+    for _ in 0..ROUNDS {
+        let started = std::time::Instant::now();
+        let refused = setup.admit(1).await;
+        samples.push(started.elapsed());
+        assert!(matches!(refused, Err(Refusal::Limited { .. })));
+    }
+    assert_eq!(setup.calls(), 2);
+    samples.sort();
+    let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
+    let mean = samples.iter().map(|d| us(*d)).sum::<f64>() / ROUNDS as f64;
+    println!(
+        "cached refusal through RateLimitGate::admit: {ROUNDS} rounds, mean {mean:.3} µs, \
+         p50 {:.3} µs, p99 {:.3} µs",
+        us(samples[ROUNDS / 2]),
+        us(samples[ROUNDS * 99 / 100]),
+    );
+}

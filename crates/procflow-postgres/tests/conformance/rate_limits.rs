@@ -1,0 +1,340 @@
+//! `RateLimiter`: a rolling window per key, exact across instances, refusals not counted, one
+//! statement per call, bounded state; and `HealthCheck`.
+#![allow(clippy::unwrap_used, reason = "helpers of a test fail loudly")]
+
+use std::sync::Arc;
+
+use diesel::QueryableByName;
+use diesel::sql_types::Integer;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use procflow_domain::ids::{ApiKeyId, TeamId, UserId};
+use procflow_domain::ports::{HealthCheck, RateDecision, RateLimiter, TeamStore};
+use procflow_domain::team::{ApiKey, Team};
+use procflow_postgres::{PgStore, PoolConfig};
+use time::macros::datetime;
+use time::{Duration, OffsetDateTime};
+use uuid::Uuid;
+
+use super::support::{Env, env};
+
+const T0: OffsetDateTime = datetime!(2026-03-01 9:00 UTC);
+const MINUTE: Duration = Duration::seconds(60);
+
+/// Stores an API key `n` of `team` (the rate-limit row references it); the same `n` in two
+/// teams gives the same key id.
+async fn api_key(env: &Env, team: &Team, n: u8) -> ApiKeyId {
+    let id = ApiKeyId::from_uuid(Uuid::from_u128(0x5EED_0000 + u128::from(n)));
+    let key = ApiKey {
+        id,
+        team_id: team.id,
+        name: None,
+        prefix: "pf_live_test".into(),
+        created_by: UserId::from_uuid(Uuid::from_u128(team.id.as_uuid().as_u128() + 1)),
+        created_at: T0,
+        revoked_at: None,
+    };
+    let mut hash = [n; 32];
+    hash[..16].copy_from_slice(team.id.as_uuid().as_bytes());
+    env.store.insert_api_key(&key, &hash).await.unwrap();
+    id
+}
+
+fn at(seconds: f64) -> OffsetDateTime {
+    T0 + Duration::seconds_f64(seconds)
+}
+
+async fn hit(
+    store: &PgStore,
+    team: TeamId,
+    key: ApiKeyId,
+    now: OffsetDateTime,
+    limit: u32,
+) -> RateDecision {
+    store.hit(team, key, now, limit, MINUTE).await.unwrap()
+}
+
+fn accepted(remaining: u32, reset_at: OffsetDateTime) -> RateDecision {
+    RateDecision {
+        allowed: true,
+        remaining,
+        reset_at,
+    }
+}
+
+fn refused(reset_at: OffsetDateTime) -> RateDecision {
+    RateDecision {
+        allowed: false,
+        remaining: 0,
+        reset_at,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_is_refused_after_limit_hits_until_its_oldest_hit_leaves_the_window() {
+    let env = env().await;
+    let (team, key) = (env.team.id, api_key(&env, &env.team, 1).await);
+    let store = &env.store;
+
+    assert_eq!(
+        hit(store, team, key, at(0.0), 3).await,
+        accepted(2, at(60.0))
+    );
+    assert_eq!(
+        hit(store, team, key, at(1.0), 3).await,
+        accepted(1, at(60.0))
+    );
+    assert_eq!(
+        hit(store, team, key, at(2.5), 3).await,
+        accepted(0, at(60.0))
+    );
+    assert_eq!(hit(store, team, key, at(3.0), 3).await, refused(at(60.0)));
+    assert_eq!(
+        hit(store, team, key, at(59.999), 3).await,
+        refused(at(60.0))
+    );
+
+    // At reset_at the oldest hit has left the window: one slot, then refused until the next
+    // oldest leaves.
+    assert_eq!(
+        hit(store, team, key, at(60.0), 3).await,
+        accepted(0, at(61.0))
+    );
+    assert_eq!(hit(store, team, key, at(60.5), 3).await, refused(at(61.0)));
+    assert_eq!(
+        hit(store, team, key, at(61.0), 3).await,
+        accepted(0, at(62.5))
+    );
+
+    // Long after, the whole quota is back.
+    assert_eq!(
+        hit(store, team, key, at(600.0), 3).await,
+        accepted(2, at(660.0))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_rolls_rather_than_resetting_on_a_fixed_boundary() {
+    let env = env().await;
+    let (team, key) = (env.team.id, api_key(&env, &env.team, 1).await);
+    let store = &env.store;
+
+    for _ in 0..3 {
+        assert!(hit(store, team, key, at(0.0), 5).await.allowed);
+    }
+    assert_eq!(
+        hit(store, team, key, at(30.0), 5).await,
+        accepted(1, at(60.0))
+    );
+    assert_eq!(
+        hit(store, team, key, at(30.0), 5).await,
+        accepted(0, at(60.0))
+    );
+    assert_eq!(hit(store, team, key, at(31.0), 5).await, refused(at(60.0)));
+
+    // At 61 s the three hits of 0 s have left; the two of 30 s still count: exactly 3 slots.
+    assert_eq!(
+        hit(store, team, key, at(61.0), 5).await,
+        accepted(2, at(90.0))
+    );
+    assert_eq!(
+        hit(store, team, key, at(61.0), 5).await,
+        accepted(1, at(90.0))
+    );
+    assert_eq!(
+        hit(store, team, key, at(61.0), 5).await,
+        accepted(0, at(90.0))
+    );
+    assert_eq!(hit(store, team, key, at(61.0), 5).await, refused(at(90.0)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_requests_are_not_counted() {
+    let env = env().await;
+    let (team, key) = (env.team.id, api_key(&env, &env.team, 1).await);
+    let store = &env.store;
+
+    assert!(hit(store, team, key, at(0.0), 2).await.allowed);
+    assert!(hit(store, team, key, at(0.0), 2).await.allowed);
+    for second in 1..60 {
+        assert_eq!(
+            hit(store, team, key, at(f64::from(second)), 2).await,
+            refused(at(60.0))
+        );
+    }
+    assert_eq!(
+        hit(store, team, key, at(60.0), 2).await,
+        accepted(1, at(120.0))
+    );
+    assert_eq!(
+        hit(store, team, key, at(60.0), 2).await,
+        accepted(0, at(120.0))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_are_independent_and_another_teams_key_with_the_same_id_touches_nothing() {
+    let env = env().await;
+    let first = api_key(&env, &env.team, 1).await;
+    let second = api_key(&env, &env.team, 2).await;
+    let foreign = api_key(&env, &env.other, 1).await;
+    assert_eq!(first, foreign, "the same key id in two teams");
+    let (store, team, other) = (&env.store, env.team.id, env.other.id);
+
+    for _ in 0..3 {
+        assert!(hit(store, team, first, at(0.0), 3).await.allowed);
+    }
+    assert_eq!(hit(store, team, first, at(1.0), 3).await, refused(at(60.0)));
+
+    assert_eq!(
+        hit(store, team, second, at(1.0), 3).await,
+        accepted(2, at(61.0))
+    );
+    assert_eq!(
+        hit(store, other, foreign, at(1.0), 3).await,
+        accepted(2, at(61.0))
+    );
+    assert_eq!(
+        hit(store, other, foreign, at(2.0), 3).await,
+        accepted(1, at(61.0))
+    );
+    assert_eq!(
+        hit(store, other, foreign, at(3.0), 3).await,
+        accepted(0, at(61.0))
+    );
+    assert_eq!(
+        hit(store, other, foreign, at(4.0), 3).await,
+        refused(at(61.0))
+    );
+
+    // The first key's state is as it was: refused until 60 s, then free.
+    assert_eq!(hit(store, team, first, at(5.0), 3).await, refused(at(60.0)));
+    assert_eq!(
+        hit(store, team, first, at(60.0), 3).await,
+        accepted(2, at(120.0))
+    );
+    assert_eq!(
+        hit(store, team, second, at(5.0), 3).await,
+        accepted(1, at(61.0))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn of_120_concurrent_hits_from_two_instances_exactly_the_limit_are_accepted() {
+    let env = env().await;
+    let (team, key) = (env.team.id, api_key(&env, &env.team, 1).await);
+    let instances = [0, 1].map(|_| {
+        Arc::new(
+            PgStore::new(&PoolConfig {
+                max_size: 30,
+                ..PoolConfig::new(env.db.url())
+            })
+            .unwrap(),
+        )
+    });
+
+    // First at 0 s, when the key has no row yet (the calls race to create it), then at 60 s,
+    // when the row exists and every hit of 0 s has left the window.
+    for now in [at(0.0), at(60.0)] {
+        let calls: Vec<_> = (0..120)
+            .map(|i| {
+                let store = Arc::clone(&instances[i % 2]);
+                tokio::spawn(async move { store.hit(team, key, now, 100, MINUTE).await })
+            })
+            .collect();
+        let mut remaining = Vec::new();
+        let mut refusals = 0;
+        for call in calls {
+            let decision = call.await.unwrap().unwrap();
+            if decision.allowed {
+                remaining.push(decision.remaining);
+            } else {
+                assert_eq!(decision, refused(now + MINUTE));
+                refusals += 1;
+            }
+        }
+        remaining.sort_unstable();
+        assert_eq!(
+            remaining,
+            (0..100).collect::<Vec<u32>>(),
+            "exactly 100 accepted at {now}, each seeing the ones before it"
+        );
+        assert_eq!(refusals, 20);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hit_is_one_statement_from_the_first_request_on() {
+    let env = env().await;
+    let (team, key) = (env.team.id, api_key(&env, &env.team, 1).await);
+    for (now, allowed) in [(0.0, true), (1.0, true), (2.0, false), (60.0, true)] {
+        let before = env.statements.get();
+        assert_eq!(
+            hit(&env.store, team, key, at(now), 2).await.allowed,
+            allowed
+        );
+        assert_eq!(
+            env.statements.get() - before,
+            1,
+            "statements of the hit at {now} s"
+        );
+    }
+}
+
+#[derive(QueryableByName)]
+struct Stored {
+    #[diesel(sql_type = Integer)]
+    hits: i32,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_keeps_at_most_limit_hits_and_a_lowered_limit_applies_at_once() {
+    let env = env().await;
+    let (team, key) = (env.team.id, api_key(&env, &env.team, 1).await);
+    let store = &env.store;
+    for second in 0..300 {
+        hit(store, team, key, at(f64::from(second)), 5).await;
+    }
+    let stored = || async {
+        let mut conn = AsyncPgConnection::establish(env.db.url()).await.unwrap();
+        diesel::sql_query("SELECT cardinality(hits) AS hits FROM rate_limits")
+            .load::<Stored>(&mut conn)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|row| row.hits)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(stored().await, [5]);
+
+    // Hits at 240..=244 s count. With a limit of 2 the key is refused until the second
+    // newest of them (243 s) leaves the window, and the row keeps only those 2.
+    assert_eq!(
+        hit(store, team, key, at(299.0), 2).await,
+        refused(at(303.0))
+    );
+    assert_eq!(stored().await, [2]);
+    assert_eq!(
+        hit(store, team, key, at(303.0), 2).await,
+        accepted(0, at(304.0))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_limit_of_zero_refuses_everything() {
+    let env = env().await;
+    let (team, key) = (env.team.id, api_key(&env, &env.team, 1).await);
+    assert_eq!(
+        hit(&env.store, team, key, at(0.0), 0).await,
+        refused(at(60.0))
+    );
+    assert_eq!(
+        hit(&env.store, team, key, at(5.0), 0).await,
+        refused(at(65.0))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_health_check_answers_ok() {
+    let env = env().await;
+    HealthCheck::ping(&env.store).await.unwrap();
+}

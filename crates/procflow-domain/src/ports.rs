@@ -1,8 +1,8 @@
 //! The ports: what the use cases need from the outside world, implemented by adapters.
 //!
 //! Every store method takes the team explicitly and MUST NOT read or change another team's
-//! records: a record of another team is [`DomainError::NotFound`], exactly like a missing one.
-//! Every store method MAY fail with [`DomainError::Store`]: `Unavailable` when the database
+//! records: a record of another team is [`DomainError::NotFound`](crate::error::DomainError::NotFound), exactly like a missing one.
+//! Every store method MAY fail with [`DomainError::Store`](crate::error::DomainError::Store): `Unavailable` when the database
 //! cannot be reached or the pool is exhausted, `Other` for anything else.
 
 use async_trait::async_trait;
@@ -235,7 +235,8 @@ pub trait TeamStore: Send + Sync {
     /// Stores a key's record and the hash of its secret.
     ///
     /// # Errors
-    /// `NotFound(Team)`; `Conflict` when the hash exists.
+    /// `NotFound(Member)` when `created_by` is no member of the key's team (a missing team
+    /// included); `Conflict` when the hash exists.
     async fn insert_api_key(&self, key: &ApiKey, key_hash: &[u8; 32]) -> DomainResult<()>;
 
     /// Revokes a key at once.

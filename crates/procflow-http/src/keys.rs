@@ -21,7 +21,9 @@ pub struct NewApiKey {
 
 impl std::fmt::Debug for NewApiKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NewApiKey").field("prefix", &self.prefix).finish_non_exhaustive()
+        f.debug_struct("NewApiKey")
+            .field("prefix", &self.prefix)
+            .finish_non_exhaustive()
     }
 }
 

@@ -1,7 +1,14 @@
 #![doc = include_str!("../README.md")]
 
+pub mod auth;
+pub mod bodies;
+pub mod error;
 pub mod keys;
+pub mod middleware;
+pub mod params;
 pub mod rate_limit;
+pub mod routes;
+pub mod views;
 
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -9,6 +16,8 @@ use std::sync::Arc;
 use actix_web::{App, HttpServer, web};
 use procflow_domain::ports::{HealthCheck, RateLimiter};
 use procflow_domain::service::Procflow;
+
+use crate::rate_limit::RateLimitGate;
 
 /// How the API behaves; read once at start-up.
 #[derive(Clone, Debug)]
@@ -42,6 +51,24 @@ pub struct Services {
     pub health: Arc<dyn HealthCheck>,
 }
 
+/// What every handler shares: the use cases, the rate-limit gate, the configuration.
+pub struct AppState {
+    /// The adapters.
+    pub services: Services,
+    /// The per-key rate limit.
+    pub gate: RateLimitGate,
+    /// The configuration.
+    pub config: HttpConfig,
+}
+
+impl AppState {
+    /// The use cases.
+    #[must_use]
+    pub fn procflow(&self) -> &Procflow {
+        &self.services.procflow
+    }
+}
+
 /// Builds the API on an already bound listener and returns the running server (await it to
 /// serve until it stops; it stops gracefully on SIGTERM and SIGINT).
 ///
@@ -53,10 +80,26 @@ pub fn serve(
     config: HttpConfig,
 ) -> std::io::Result<actix_web::dev::Server> {
     let workers = config.workers;
+    let gate = RateLimitGate::new(
+        services.rate_limiter.clone(),
+        services.procflow.ports().clock.clone(),
+        config.rate_limit_per_minute,
+    );
+    let state = web::Data::new(AppState {
+        services,
+        gate,
+        config,
+    });
     let server = HttpServer::new(move || {
+        let body_limit = state.config.body_limit_bytes;
         App::new()
-            .app_data(web::Data::new(services.clone()))
-            .app_data(web::Data::new(config.clone()))
+            .app_data(state.clone())
+            .app_data(error::json_config(body_limit))
+            .app_data(error::query_config())
+            .app_data(web::PayloadConfig::new(body_limit))
+            .wrap(actix_web::middleware::from_fn(middleware::around))
+            .configure(routes::configure)
+            .default_service(web::to(error::no_route))
     })
     .listen(listener)?;
     let server = match workers {

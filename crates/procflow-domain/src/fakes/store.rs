@@ -446,8 +446,12 @@ impl TeamStore for InMemoryStore {
 
     async fn insert_api_key(&self, key: &ApiKey, key_hash: &[u8; 32]) -> DomainResult<()> {
         let mut state = self.state();
-        if !state.teams.contains_key(&key.team_id) {
-            return Err(DomainError::NotFound(Resource::Team));
+        if !state
+            .members
+            .iter()
+            .any(|m| m.team_id == key.team_id && m.id == key.created_by)
+        {
+            return Err(DomainError::NotFound(Resource::Member));
         }
         if state.keys.iter().any(|(_, hash)| hash == key_hash) {
             return Err(DomainError::Conflict("the key exists already".into()));

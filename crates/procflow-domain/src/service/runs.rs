@@ -167,12 +167,13 @@ impl Procflow {
             decision: request.decision,
             comment: request.comment,
         };
-        let now = self.ports.clock.now();
-        let ids = &*self.ports.ids;
+        let (clock, ids) = (&*self.ports.clock, &*self.ports.ids);
+        // The time is read under the store's lock, so that the change that completes a run is
+        // also the latest: completed_at never precedes a task's completion.
         self.ports
             .runs
             .update_task(team.id, run, task, &|run, task| {
-                patch.apply(run, task, actor, ids, now)
+                patch.apply(run, task, actor, ids, clock.now())
             })
             .await
     }

@@ -27,12 +27,18 @@ impl Procflow {
                 .is_some(),
             None => false,
         };
-        let now = self.ports.clock.now();
-        let ids = &*self.ports.ids;
+        let (clock, ids) = (&*self.ports.clock, &*self.ports.ids);
         self.ports
             .runs
             .share_run(team.id, run, &|run, share| {
-                invitation.apply(run, share, email_is_member, &team.base_url, ids, now)
+                invitation.apply(
+                    run,
+                    share,
+                    email_is_member,
+                    &team.base_url,
+                    ids,
+                    clock.now(),
+                )
             })
             .await
     }

@@ -128,6 +128,13 @@ impl TemplateDocument {
     /// # Errors
     /// A [`ValidationError`] whose field is the path, such as `sections[0].tasks[1].type`.
     pub fn from_json(value: Value) -> Result<Self, ValidationError> {
+        // serde would read a struct from an array of its fields in order: a document is an object.
+        if !value.is_object() {
+            return Err(ValidationError::field(
+                "body",
+                "a template document is a JSON object",
+            ));
+        }
         serde_path_to_error::deserialize(value).map_err(|error| {
             let path = error.path().to_string();
             let field = if path == "." { "body".to_owned() } else { path };

@@ -1,0 +1,70 @@
+//! What wraps every request: the request id, the panic catcher, the rate-limit headers and the
+//! access log.
+
+use std::panic::AssertUnwindSafe;
+use std::time::Instant;
+
+use actix_web::HttpMessage;
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use futures_util::FutureExt;
+
+use crate::error::ApiError;
+use crate::rate_limit::{Quota, headers};
+
+/// The id of one request, in its extensions and in its `X-Request-Id` header.
+#[derive(Clone, Debug)]
+pub struct RequestId(pub String);
+
+/// Gives every response an `X-Request-Id`, turns a panic into a 500 in the envelope, adds the
+/// `RateLimit-*` headers to admitted requests, and logs one line per request.
+pub async fn around(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let started = Instant::now();
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    request.extensions_mut().insert(RequestId(id.clone()));
+    let method = request.method().clone();
+    // Nothing may hold a clone of the request across the call: the router needs it alone.
+    let outcome = AssertUnwindSafe(next.call(request)).catch_unwind().await;
+    let mut response = match outcome {
+        Ok(Ok(response)) => response.map_into_boxed_body(),
+        Ok(Err(error)) => return Err(error),
+        Err(_) => {
+            tracing::error!(request.id = %id, http.method = %method, "a request handler panicked");
+            return Err(ApiError::internal()
+                .with_header(HeaderName::from_static("x-request-id"), id)
+                .into());
+        }
+    };
+    let route = response
+        .request()
+        .match_pattern()
+        .unwrap_or_else(|| "(unmatched)".into());
+    let quota = response.request().extensions().get::<Quota>().copied();
+    let response_headers = response.headers_mut();
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response_headers.insert(HeaderName::from_static("x-request-id"), value);
+    }
+    if let Some(quota) = quota {
+        for (name, value) in headers::for_quota(&quota) {
+            if let Ok(value) = HeaderValue::from_str(&value) {
+                response_headers.insert(HeaderName::from_static(name), value);
+            }
+        }
+    }
+    let status = response.status().as_u16();
+    let duration_ms = started.elapsed().as_secs_f64() * 1_000.0;
+    tracing::info!(
+        request.id = %id,
+        http.method = %method,
+        http.route = %route,
+        http.status = status,
+        duration_ms,
+        "request"
+    );
+    Ok(response)
+}

@@ -1,0 +1,113 @@
+//! Path and query parameters: ids that name nothing are 404, bad query values 400.
+
+use procflow_domain::error::Resource;
+use procflow_domain::ids::{RunId, TaskId, TemplateId};
+use procflow_domain::run::{RunFilter, RunStatus};
+use procflow_domain::values::{Cursor, Limit, PageRequest};
+use serde::Deserialize;
+
+use crate::error::ApiError;
+
+/// Parses an id from the path; text that is no id names no resource: 404.
+pub fn id<T: std::str::FromStr>(text: &str, resource: Resource) -> Result<T, ApiError> {
+    text.parse()
+        .map_err(|_| ApiError::not_found(format!("{resource} not found")))
+}
+
+/// `/process-templates/{id}`
+pub fn template_id(text: &str) -> Result<TemplateId, ApiError> {
+    id(text, Resource::Template)
+}
+
+/// `/process-runs/{id}`
+pub fn run_id(text: &str) -> Result<RunId, ApiError> {
+    id(text, Resource::Run)
+}
+
+/// `/process-runs/{id}/tasks/{task_id}`
+pub fn task_id(text: &str) -> Result<TaskId, ApiError> {
+    id(text, Resource::Task)
+}
+
+/// `limit` and `cursor` (spec 4.1).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageQuery {
+    limit: Option<String>,
+    cursor: Option<String>,
+}
+
+impl PageQuery {
+    /// The page asked for.
+    ///
+    /// # Errors
+    /// 400 for a limit outside 1..=100 or a cursor that is no id.
+    pub fn page(&self) -> Result<PageRequest, ApiError> {
+        page(self.limit.as_deref(), self.cursor.as_deref())
+    }
+}
+
+fn page(limit: Option<&str>, cursor: Option<&str>) -> Result<PageRequest, ApiError> {
+    let invalid = |e: procflow_domain::error::ValidationError| ApiError::validation(e.to_string());
+    Ok(PageRequest {
+        limit: limit
+            .map(str::parse::<Limit>)
+            .transpose()
+            .map_err(invalid)?
+            .unwrap_or_default(),
+        cursor: cursor
+            .map(str::parse::<Cursor>)
+            .transpose()
+            .map_err(invalid)?,
+    })
+}
+
+/// List runs' parameters (spec 4.5).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunsQuery {
+    limit: Option<String>,
+    cursor: Option<String>,
+    template_id: Option<String>,
+    status: Option<String>,
+}
+
+impl RunsQuery {
+    /// The page asked for.
+    ///
+    /// # Errors
+    /// As for [`PageQuery::page`].
+    pub fn page(&self) -> Result<PageRequest, ApiError> {
+        page(self.limit.as_deref(), self.cursor.as_deref())
+    }
+
+    /// The filter asked for.
+    ///
+    /// # Errors
+    /// 400 for a template id that is no id or a status other than active or completed.
+    pub fn filter(&self) -> Result<RunFilter, ApiError> {
+        let template_id = self
+            .template_id
+            .as_deref()
+            .map(|t| {
+                t.parse::<TemplateId>().map_err(|_| {
+                    ApiError::validation(format!("template_id: {t:?} is not a template id"))
+                })
+            })
+            .transpose()?;
+        let status = match self.status.as_deref() {
+            None => None,
+            Some("active") => Some(RunStatus::Active),
+            Some("completed") => Some(RunStatus::Completed),
+            Some(other) => {
+                return Err(ApiError::validation(format!(
+                    "status: {other:?} is not a run status; use active or completed"
+                )));
+            }
+        };
+        Ok(RunFilter {
+            template_id,
+            status,
+        })
+    }
+}

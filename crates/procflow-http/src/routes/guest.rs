@@ -1,0 +1,100 @@
+//! `GET /instance/{run_id}?token=...`: the shared run as a minimal HTML page. A wrong or void
+//! token, an unknown run and a malformed id all get the same 404 page.
+
+use std::fmt::Write as _;
+
+use actix_web::http::header::{self, ContentType};
+use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder, web};
+use html_escape::encode_text as esc;
+use procflow_domain::run::{Run, RunTask};
+use procflow_domain::values::{Limit, PageRequest, ShareToken};
+use serde::Deserialize;
+
+use crate::AppState;
+use crate::error::ApiError;
+
+#[derive(Deserialize)]
+struct GuestQuery {
+    token: Option<String>,
+}
+
+/// The shared run, or the 404 page.
+pub async fn page(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    run_id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let token = web::Query::<GuestQuery>::from_query(request.query_string())
+        .ok()
+        .and_then(|q| q.into_inner().token);
+    let (Some(token), Ok(run_id)) = (token, run_id.parse()) else {
+        return Ok(not_found());
+    };
+    let runs = &state.procflow().ports().runs;
+    let run = match runs.find_shared_run(run_id, &ShareToken::new(token)).await {
+        Ok(run) => run,
+        Err(procflow_domain::error::DomainError::NotFound(_)) => return Ok(not_found()),
+        Err(other) => return Err(other.into()),
+    };
+    let mut tasks = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = PageRequest {
+            limit: Limit::new(100).map_err(|e| ApiError::validation(e.to_string()))?,
+            cursor,
+        };
+        let page = runs.list_tasks(run.team_id, run.id, page).await?;
+        tasks.extend(page.items);
+        if !page.has_more {
+            break;
+        }
+        cursor = page.next_cursor;
+    }
+    Ok(secure(HttpResponse::Ok()).body(render(&run, &tasks)))
+}
+
+fn secure(mut response: HttpResponseBuilder) -> HttpResponseBuilder {
+    response
+        .content_type(ContentType::html())
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::REFERRER_POLICY, "no-referrer"))
+        .insert_header((header::X_FRAME_OPTIONS, "DENY"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .insert_header((
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+        ));
+    response
+}
+
+fn not_found() -> HttpResponse {
+    secure(HttpResponse::NotFound()).body(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not found</title></head>\
+         <body><h1>Not found</h1><p>This link is not valid, or the run is no longer shared.</p></body></html>",
+    )
+}
+
+fn render(run: &Run, tasks: &[RunTask]) -> String {
+    let mut html = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title></head>\
+         <body><h1>{title}</h1><p>Status: {status}</p>",
+        title = esc(&run.title),
+        status = run.status.as_str(),
+    );
+    for section in &run.sections {
+        let _ = write!(html, "<section><h2>{}</h2><ul>", esc(&section.title));
+        for task in tasks.iter().filter(|t| t.section_id == section.id) {
+            let state = if task.completed() {
+                "completed"
+            } else if task.skipped() {
+                "skipped"
+            } else {
+                "open"
+            };
+            let _ = write!(html, "<li>{} <em>({state})</em></li>", esc(&task.title));
+        }
+        html.push_str("</ul></section>");
+    }
+    html.push_str("</body></html>");
+    html
+}

@@ -1,0 +1,18 @@
+//! `/healthz` (the process answers) and `/readyz` (the database answers); no auth.
+
+use actix_web::{HttpResponse, web};
+use serde_json::json;
+
+use crate::AppState;
+use crate::error::ApiError;
+
+/// 200 while the process serves requests.
+pub async fn live() -> HttpResponse {
+    HttpResponse::Ok().json(json!({"status": "ok"}))
+}
+
+/// 200 when the database answers, 503 `unavailable` otherwise.
+pub async fn ready(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    state.services.health.ping().await?;
+    Ok(HttpResponse::Ok().json(json!({"status": "ready"})))
+}

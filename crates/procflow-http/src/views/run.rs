@@ -1,0 +1,103 @@
+//! Runs (spec 2.5): the full shape (list and get) and the Create response's reduced shape.
+
+use procflow_domain::actor::Actor;
+use procflow_domain::ids::{RunId, SectionId, TeamId, TemplateId};
+use procflow_domain::run::{Run, RunStatus};
+use procflow_domain::template::Section;
+use serde::Serialize;
+use time::OffsetDateTime;
+
+/// A run section: id, title, order, color.
+#[derive(Serialize)]
+pub struct RunSectionView<'a> {
+    id: SectionId,
+    title: &'a str,
+    order: u32,
+    color: Option<&'a str>,
+}
+
+impl<'a> From<&'a Section> for RunSectionView<'a> {
+    fn from(section: &'a Section) -> Self {
+        Self {
+            id: section.id,
+            title: &section.title,
+            order: section.order,
+            color: section.color.as_ref().map(|c| c.as_str()),
+        }
+    }
+}
+
+/// A run in List runs and Get a run.
+#[derive(Serialize)]
+pub struct RunView<'a> {
+    id: RunId,
+    template_id: TemplateId,
+    title: &'a str,
+    status: RunStatus,
+    started_by: Actor,
+    team_id: TeamId,
+    timezone: &'a str,
+    #[serde(with = "time::serde::rfc3339::option")]
+    due_date: Option<OffsetDateTime>,
+    is_shared: bool,
+    sections: Vec<RunSectionView<'a>>,
+    #[serde(with = "time::serde::rfc3339")]
+    created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    updated_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    completed_at: Option<OffsetDateTime>,
+}
+
+impl<'a> From<&'a Run> for RunView<'a> {
+    fn from(run: &'a Run) -> Self {
+        Self {
+            id: run.id,
+            template_id: run.template_id,
+            title: &run.title,
+            status: run.status,
+            started_by: run.started_by,
+            team_id: run.team_id,
+            timezone: &run.timezone,
+            due_date: run.due_date,
+            is_shared: run.is_shared,
+            sections: run.sections.iter().map(RunSectionView::from).collect(),
+            created_at: run.created_at,
+            updated_at: run.updated_at,
+            completed_at: run.completed_at,
+        }
+    }
+}
+
+/// The Create a run response: id, template_id, title, status, started_by, team_id, timezone,
+/// created_at, completed_at.
+#[derive(Serialize)]
+pub struct CreatedRunView<'a> {
+    id: RunId,
+    template_id: TemplateId,
+    title: &'a str,
+    status: RunStatus,
+    started_by: Actor,
+    team_id: TeamId,
+    timezone: &'a str,
+    #[serde(with = "time::serde::rfc3339")]
+    created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    completed_at: Option<OffsetDateTime>,
+}
+
+impl<'a> From<&'a Run> for CreatedRunView<'a> {
+    fn from(run: &'a Run) -> Self {
+        Self {
+            id: run.id,
+            template_id: run.template_id,
+            title: &run.title,
+            status: run.status,
+            started_by: run.started_by,
+            team_id: run.team_id,
+            timezone: &run.timezone,
+            created_at: run.created_at,
+            completed_at: run.completed_at,
+        }
+    }
+}

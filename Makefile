@@ -7,7 +7,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: run test check fmt clippy doc deny tools postgres-tools help store-timings schema
+.PHONY: run stop-db test check fmt clippy doc deny tools postgres-tools help store-timings schema
 
 help:
 	@sed -n '2,5p' Makefile
@@ -39,8 +39,11 @@ deny: tools
 check: fmt clippy doc deny test
 
 run:
-	@echo "make run: the server arrives with the REST API (issue 4); nothing to run yet." >&2
-	@exit 1
+	@CARGO="$(CARGO)" scripts/dev-run.sh run
+
+## Stop the private PostgreSQL that `make run` started (its data stays in .data/).
+stop-db:
+	@scripts/dev-run.sh stop-db
 
 ## Release-mode timings of the store's hot writes (figures for docs/performance.md).
 store-timings: postgres-tools

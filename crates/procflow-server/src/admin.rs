@@ -1,0 +1,92 @@
+//! The `procflow admin` commands: teams, members, API keys and templates, each answering one
+//! JSON object (API contract 9).
+
+mod keys;
+mod teams;
+mod templates;
+
+use procflow_domain::ports::TeamStore;
+use procflow_domain::service::Procflow;
+use procflow_domain::team::Team;
+use serde_json::Value;
+
+use crate::cli::AdminCommand;
+use crate::error::CommandError;
+
+/// The most characters of a team, member or key name.
+pub const MAX_NAME_CHARS: usize = 200;
+
+/// Runs admin commands over the use cases and their stores.
+#[derive(Clone)]
+pub struct Admin {
+    procflow: Procflow,
+}
+
+impl Admin {
+    /// Admin commands over `procflow`'s adapters.
+    #[must_use]
+    pub fn new(procflow: Procflow) -> Self {
+        Self { procflow }
+    }
+
+    /// Runs one command and returns the JSON object it prints.
+    ///
+    /// # Errors
+    /// What the command refuses (see each command's help), or a store failure.
+    pub async fn run(&self, command: AdminCommand) -> Result<Value, CommandError> {
+        match command {
+            AdminCommand::CreateTeam(args) => self.create_team(args).await,
+            AdminCommand::AddMember(args) => self.add_member(args).await,
+            AdminCommand::SetMember(args) => self.set_member(args).await,
+            AdminCommand::CreateApiKey(args) => self.create_api_key(args).await,
+            AdminCommand::RevokeApiKey(args) => self.revoke_api_key(args).await,
+            AdminCommand::SetSubscription(args) => self.set_subscription(args).await,
+            AdminCommand::ImportTemplate(args) => self.import_template(args).await,
+        }
+    }
+
+    fn teams(&self) -> &dyn TeamStore {
+        &*self.procflow.ports().teams
+    }
+
+    async fn team(&self, id: procflow_domain::ids::TeamId) -> Result<Team, CommandError> {
+        Ok(self.teams().get_team(id).await?)
+    }
+}
+
+/// A name given on the command line: trimmed, not blank, at most [`MAX_NAME_CHARS`].
+fn name(field: &str, text: String) -> Result<String, CommandError> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err(CommandError::validation(format!(
+            "{field}: must not be blank"
+        )));
+    }
+    if trimmed.chars().count() > MAX_NAME_CHARS || trimmed.contains('\0') {
+        return Err(CommandError::validation(format!(
+            "{field}: must be at most {MAX_NAME_CHARS} characters, without NUL"
+        )));
+    }
+    Ok(trimmed.to_owned())
+}
+
+fn optional_name(field: &str, text: Option<String>) -> Result<Option<String>, CommandError> {
+    text.map(|text| name(field, text)).transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_trimmed_and_bounded() {
+        assert_eq!(name("--name", "  Acme ".into()).unwrap(), "Acme");
+        assert_eq!(
+            name("--name", " ".into()).unwrap_err().to_json()["error"]["message"],
+            "--name: must not be blank"
+        );
+        assert!(name("--name", "x".repeat(MAX_NAME_CHARS + 1)).is_err());
+        assert!(name("--name", "a\0b".into()).is_err());
+        assert_eq!(optional_name("--admin-name", None).unwrap(), None);
+    }
+}

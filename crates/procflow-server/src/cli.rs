@@ -1,0 +1,552 @@
+//! The command line: `procflow serve | migrate | admin ...`; every setting can also come from
+//! the environment variable its `--help` names.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::builder::BoolishValueParser;
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+use procflow_domain::ids::{ApiKeyId, TeamId};
+use procflow_domain::team::{Role, Subscription};
+use procflow_domain::values::Email;
+
+use crate::config::{BaseUrl, DatabaseUrl, LogFormat, Secret, ServeConfig, Timezone};
+
+/// procflow: a process-workflow service with a JSON REST API.
+#[derive(Debug, Parser)]
+#[command(name = "procflow", version, propagate_version = true)]
+#[command(after_help = "Admin commands print one JSON object on stdout; logs go to stderr.")]
+pub struct Cli {
+    /// Settings every command reads.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Settings every command reads.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// PostgreSQL to use, postgres://user:password@host:port/database (required by every
+    /// command)
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        global = true,
+        hide_env_values = true,
+        display_order = 100
+    )]
+    pub database_url: Option<DatabaseUrl>,
+    /// How log lines are written on stderr
+    #[arg(
+        long,
+        env = "PROCFLOW_LOG_FORMAT",
+        global = true,
+        value_enum,
+        default_value_t = LogFormat::Text,
+        display_order = 101
+    )]
+    pub log_format: LogFormat,
+    /// Which log lines are written: a tracing filter such as `info` or `procflow=debug,warn`
+    #[arg(
+        long,
+        env = "RUST_LOG",
+        global = true,
+        default_value = "info",
+        display_order = 102
+    )]
+    pub log_filter: String,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the API and the guest pages until SIGTERM (graceful) or Ctrl-C
+    Serve(ServeArgs),
+    /// Apply pending database migrations; prints {"applied": the versions applied}
+    Migrate,
+    /// Manage teams, members, API keys and templates; each prints one JSON object
+    Admin(AdminArgs),
+}
+
+/// Where the server listens and how clients reach it.
+#[derive(Clone, Debug, Args)]
+pub struct AddressArgs {
+    /// Address to listen on
+    #[arg(long, env = "PROCFLOW_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: SocketAddr,
+    /// The server's own address as clients reach it; the default base URL of new teams
+    /// [default: http:// + the bind address]
+    #[arg(long, env = "PROCFLOW_PUBLIC_URL")]
+    pub public_url: Option<BaseUrl>,
+}
+
+impl AddressArgs {
+    /// `--public-url`, else `http://` + the bind address.
+    #[must_use]
+    pub fn public_url(&self) -> BaseUrl {
+        self.public_url
+            .clone()
+            .unwrap_or_else(|| BaseUrl::of_bind(self.bind))
+    }
+}
+
+/// `procflow serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Where to listen.
+    #[command(flatten)]
+    pub address: AddressArgs,
+    /// Requests accepted per API key in any rolling 60 seconds
+    #[arg(
+        long,
+        env = "PROCFLOW_RATE_LIMIT_PER_MINUTE",
+        default_value_t = 100,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub rate_limit_per_minute: u32,
+    /// Connections to PostgreSQL at most
+    #[arg(
+        long,
+        env = "PROCFLOW_DB_POOL_SIZE",
+        default_value_t = 16,
+        value_parser = clap::value_parser!(u16).range(1..)
+    )]
+    pub db_pool_size: u16,
+    /// HTTP worker threads [default: one per CPU core]
+    #[arg(long, env = "PROCFLOW_HTTP_WORKERS", value_parser = clap::value_parser!(u16).range(1..))]
+    pub http_workers: Option<u16>,
+    /// SMTP server for emails, smtp://host:port [default: none, emails are logged, not sent]
+    #[arg(long, env = "PROCFLOW_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<Secret>,
+    /// Sender address of emails
+    #[arg(long, env = "PROCFLOW_SMTP_FROM", default_value = "procflow@localhost")]
+    pub smtp_from: Email,
+    /// Allow webhook destinations on loopback, private and link-local addresses (true|false)
+    #[arg(
+        long,
+        env = "PROCFLOW_WEBHOOK_ALLOW_PRIVATE",
+        default_value_t = false,
+        action = ArgAction::Set,
+        value_parser = BoolishValueParser::new()
+    )]
+    pub webhook_allow_private: bool,
+}
+
+impl ServeArgs {
+    /// The server's configuration for `database_url`.
+    #[must_use]
+    pub fn into_config(self, database_url: DatabaseUrl) -> ServeConfig {
+        ServeConfig {
+            public_url: self.address.public_url(),
+            rate_limit_per_minute: self.rate_limit_per_minute,
+            db_pool_size: usize::from(self.db_pool_size),
+            http_workers: self.http_workers.map(usize::from),
+            smtp_url: self.smtp_url,
+            smtp_from: self.smtp_from.to_string(),
+            webhook_allow_private: self.webhook_allow_private,
+            ..ServeConfig::new(database_url, self.address.bind)
+        }
+    }
+}
+
+/// `procflow admin`.
+#[derive(Debug, Args)]
+pub struct AdminArgs {
+    /// Which admin command.
+    #[command(subcommand)]
+    pub command: AdminCommand,
+}
+
+/// The admin commands; each prints one JSON object on stdout.
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// Create a team with its first admin; prints {"team_id","admin_user_id"}
+    CreateTeam(CreateTeam),
+    /// Add a member to a team; prints {"user_id"}
+    AddMember(AddMember),
+    /// Change a member's active flag or role; prints {"user_id","active","role"}
+    SetMember(SetMember),
+    /// Create an API key (shown once) for an active admin; prints {"key_id","key","prefix"}
+    CreateApiKey(CreateApiKey),
+    /// Revoke an API key at once; prints {"revoked":true,"key_id"}
+    RevokeApiKey(RevokeApiKey),
+    /// Turn a team's API on (active) or off (inactive); prints {"team_id","status"}
+    SetSubscription(SetSubscription),
+    /// Create a template from an authoring document; prints {"template_id","version",...}
+    ImportTemplate(ImportTemplate),
+}
+
+/// `admin create-team`.
+#[derive(Debug, Args)]
+pub struct CreateTeam {
+    /// The team's name
+    #[arg(long)]
+    pub name: String,
+    /// The team's own address; share links are built on it [default: the public URL]
+    #[arg(long)]
+    pub base_url: Option<BaseUrl>,
+    /// IANA time zone name; runs take it (checked for shape only)
+    #[arg(long, default_value = "UTC")]
+    pub timezone: Timezone,
+    /// Email of the team's first admin
+    #[arg(long)]
+    pub admin_email: Email,
+    /// Name of the team's first admin
+    #[arg(long)]
+    pub admin_name: Option<String>,
+    /// The server's address, for the default base URL.
+    #[command(flatten)]
+    pub address: AddressArgs,
+}
+
+/// A member's role.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RoleArg {
+    /// May create API keys.
+    Admin,
+    /// An ordinary member.
+    Member,
+}
+
+impl From<RoleArg> for Role {
+    fn from(role: RoleArg) -> Self {
+        match role {
+            RoleArg::Admin => Self::Admin,
+            RoleArg::Member => Self::Member,
+        }
+    }
+}
+
+/// A team's subscription status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SubscriptionArg {
+    /// The API answers.
+    Active,
+    /// Every API request is refused with 403.
+    Inactive,
+}
+
+impl From<SubscriptionArg> for Subscription {
+    fn from(status: SubscriptionArg) -> Self {
+        match status {
+            SubscriptionArg::Active => Self::Active,
+            SubscriptionArg::Inactive => Self::Inactive,
+        }
+    }
+}
+
+/// `admin add-member`.
+#[derive(Debug, Args)]
+pub struct AddMember {
+    /// The team's id
+    #[arg(long)]
+    pub team: TeamId,
+    /// The member's email (unique in the team, ignoring case)
+    #[arg(long)]
+    pub email: Email,
+    /// The member's name
+    #[arg(long)]
+    pub name: Option<String>,
+    /// The member's role
+    #[arg(long, value_enum, default_value_t = RoleArg::Member)]
+    pub role: RoleArg,
+}
+
+/// `admin set-member`.
+#[derive(Debug, Args)]
+pub struct SetMember {
+    /// The team's id
+    #[arg(long)]
+    pub team: TeamId,
+    /// The member's email
+    #[arg(long)]
+    pub email: Email,
+    /// Whether the member is active (true|false) [default: unchanged]
+    #[arg(long, action = ArgAction::Set)]
+    pub active: Option<bool>,
+    /// The member's role [default: unchanged]
+    #[arg(long, value_enum)]
+    pub role: Option<RoleArg>,
+}
+
+/// `admin create-api-key`.
+#[derive(Debug, Args)]
+pub struct CreateApiKey {
+    /// The team's id
+    #[arg(long)]
+    pub team: TeamId,
+    /// Email of the active admin who creates the key
+    #[arg(long)]
+    pub admin_email: Email,
+    /// A label for the key
+    #[arg(long)]
+    pub name: Option<String>,
+}
+
+/// `admin revoke-api-key`.
+#[derive(Debug, Args)]
+pub struct RevokeApiKey {
+    /// The team's id
+    #[arg(long)]
+    pub team: TeamId,
+    /// The key's id (`key_id` of create-api-key)
+    #[arg(long)]
+    pub key_id: ApiKeyId,
+}
+
+/// `admin set-subscription`.
+#[derive(Debug, Args)]
+pub struct SetSubscription {
+    /// The team's id
+    #[arg(long)]
+    pub team: TeamId,
+    /// The new status
+    #[arg(long, value_enum)]
+    pub status: SubscriptionArg,
+}
+
+/// `admin import-template`.
+#[derive(Debug, Args)]
+pub struct ImportTemplate {
+    /// The team's id
+    #[arg(long)]
+    pub team: TeamId,
+    /// The authoring document, a JSON file (see docs/examples/demo-template.json)
+    pub file: PathBuf,
+    /// Publish the template once created
+    #[arg(long)]
+    pub publish: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    fn parse(args: &[&str]) -> Cli {
+        Cli::try_parse_from(args).unwrap()
+    }
+
+    fn serve(args: &[&str]) -> ServeConfig {
+        let mut argv = vec![
+            "procflow",
+            "--database-url",
+            "postgres://u:pw@db/x",
+            "serve",
+        ];
+        argv.extend_from_slice(args);
+        let cli = parse(&argv);
+        let Command::Serve(serve) = cli.command else {
+            panic!("not serve: {cli:?}");
+        };
+        serve.into_config(cli.global.database_url.unwrap())
+    }
+
+    #[test]
+    fn the_cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn serve_has_the_documented_defaults() {
+        let config = serve(&[]);
+        assert_eq!(config.public_url.as_str(), "http://127.0.0.1:8080");
+        assert_eq!(config.rate_limit_per_minute, 100);
+        assert_eq!(config.db_pool_size, 16);
+        assert_eq!(config.http_workers, None);
+        assert_eq!(config.smtp_url, None);
+        assert_eq!(config.smtp_from, "procflow@localhost");
+        assert!(!config.webhook_allow_private);
+    }
+
+    #[test]
+    fn the_public_url_follows_the_bind_address_unless_given() {
+        assert_eq!(
+            serve(&["--bind", "0.0.0.0:9000"]).public_url.as_str(),
+            "http://0.0.0.0:9000"
+        );
+        assert_eq!(
+            serve(&[
+                "--bind",
+                "0.0.0.0:9000",
+                "--public-url",
+                "https://pf.example/"
+            ])
+            .public_url
+            .as_str(),
+            "https://pf.example"
+        );
+    }
+
+    #[test]
+    fn serve_settings_are_parsed_and_checked() {
+        let config = serve(&[
+            "--rate-limit-per-minute",
+            "7",
+            "--db-pool-size",
+            "4",
+            "--http-workers",
+            "2",
+            "--smtp-url",
+            "smtp://user:pw@mail:25",
+            "--smtp-from",
+            "Ops@Example.com",
+            "--webhook-allow-private",
+            "yes",
+        ]);
+        assert_eq!(config.rate_limit_per_minute, 7);
+        assert_eq!(config.db_pool_size, 4);
+        assert_eq!(config.http_workers, Some(2));
+        assert_eq!(
+            config.smtp_url.as_ref().map(Secret::expose),
+            Some("smtp://user:pw@mail:25")
+        );
+        assert_eq!(config.smtp_from, "ops@example.com");
+        assert!(config.webhook_allow_private);
+        let debug = format!("{config:?}");
+        assert!(!debug.contains("pw"), "{debug}");
+
+        for bad in [
+            ["--rate-limit-per-minute", "0"],
+            ["--db-pool-size", "0"],
+            ["--bind", "localhost"],
+            ["--public-url", "ftp://x"],
+            ["--smtp-from", "nobody"],
+            ["--webhook-allow-private", "perhaps"],
+        ] {
+            let mut argv = vec!["procflow", "serve"];
+            argv.extend_from_slice(&bad);
+            assert!(
+                Cli::try_parse_from(&argv).is_err(),
+                "{bad:?} should be refused"
+            );
+        }
+    }
+
+    #[test]
+    fn log_settings_are_global() {
+        let cli = parse(&[
+            "procflow",
+            "migrate",
+            "--log-format",
+            "json",
+            "--log-filter",
+            "warn",
+        ]);
+        assert_eq!(cli.global.log_format, LogFormat::Json);
+        assert_eq!(cli.global.log_filter, "warn");
+        assert!(Cli::try_parse_from(["procflow", "migrate", "--log-format", "xml"]).is_err());
+    }
+
+    #[test]
+    fn serve_help_documents_every_variable() {
+        let mut command = Cli::command();
+        command.build();
+        let help = command
+            .find_subcommand_mut("serve")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        for variable in [
+            "DATABASE_URL",
+            "PROCFLOW_BIND",
+            "PROCFLOW_PUBLIC_URL",
+            "PROCFLOW_RATE_LIMIT_PER_MINUTE",
+            "PROCFLOW_SMTP_URL",
+            "PROCFLOW_SMTP_FROM",
+            "PROCFLOW_WEBHOOK_ALLOW_PRIVATE",
+            "PROCFLOW_LOG_FORMAT",
+            "RUST_LOG",
+            "PROCFLOW_DB_POOL_SIZE",
+            "PROCFLOW_HTTP_WORKERS",
+        ] {
+            assert!(help.contains(variable), "{variable} missing from:\n{help}");
+        }
+    }
+
+    #[test]
+    fn admin_commands_parse_their_arguments() {
+        let team = "0190d3c4-6f1e-7a4b-9c7d-2b1a3e4f5a6b";
+        let cli = parse(&[
+            "procflow",
+            "admin",
+            "create-team",
+            "--name",
+            "Acme",
+            "--admin-email",
+            "Boss@Acme.example",
+        ]);
+        let Command::Admin(AdminArgs {
+            command: AdminCommand::CreateTeam(create),
+        }) = cli.command
+        else {
+            panic!("not create-team");
+        };
+        assert_eq!(create.admin_email.as_str(), "boss@acme.example");
+        assert_eq!(create.timezone.as_str(), "UTC");
+        assert_eq!(create.base_url, None);
+
+        let cli = parse(&[
+            "procflow",
+            "admin",
+            "set-member",
+            "--team",
+            team,
+            "--email",
+            "a@b.co",
+            "--active",
+            "false",
+        ]);
+        let Command::Admin(AdminArgs {
+            command: AdminCommand::SetMember(set),
+        }) = cli.command
+        else {
+            panic!("not set-member");
+        };
+        assert_eq!(set.active, Some(false));
+        assert_eq!(set.role, None);
+
+        for bad in [
+            vec!["admin", "add-member", "--team", "nope", "--email", "a@b.co"],
+            vec!["admin", "add-member", "--team", team, "--email", "nope"],
+            vec![
+                "admin",
+                "add-member",
+                "--team",
+                team,
+                "--email",
+                "a@b.co",
+                "--role",
+                "owner",
+            ],
+            vec![
+                "admin",
+                "set-subscription",
+                "--team",
+                team,
+                "--status",
+                "paused",
+            ],
+            vec![
+                "admin",
+                "create-team",
+                "--name",
+                "X",
+                "--admin-email",
+                "a@b.co",
+                "--timezone",
+                "Europe/ Paris",
+            ],
+            vec!["admin", "import-template", "--team", team],
+        ] {
+            let argv: Vec<&str> = std::iter::once("procflow").chain(bad.clone()).collect();
+            assert!(
+                Cli::try_parse_from(&argv).is_err(),
+                "{bad:?} should be refused"
+            );
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Logging: `tracing` to stderr, as text or JSON lines, filtered like `RUST_LOG`; installed
+//! once per process.
+
+use std::io::IsTerminal;
+use std::sync::OnceLock;
+
+use tracing_subscriber::EnvFilter;
+
+use crate::config::LogFormat;
+
+/// A log filter that does not parse.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid log filter {filter:?} (RUST_LOG / --log-filter): {source}")]
+pub struct FilterError {
+    filter: String,
+    source: tracing_subscriber::filter::ParseError,
+}
+
+static INSTALLED: OnceLock<()> = OnceLock::new();
+
+/// Installs the process-wide subscriber writing to stderr. Later calls (tests building many
+/// apps) do nothing; so does a call when another subscriber was installed first.
+///
+/// # Errors
+/// When `filter` is not a valid filter directive list.
+pub fn init(format: LogFormat, filter: &str) -> Result<(), FilterError> {
+    let env_filter = EnvFilter::try_new(filter).map_err(|source| FilterError {
+        filter: filter.to_owned(),
+        source,
+    })?;
+    INSTALLED.get_or_init(|| {
+        let builder = tracing_subscriber::fmt()
+            .with_env_filter(env_filter)
+            .with_writer(std::io::stderr);
+        // Another subscriber may be installed already (a test harness): keep it.
+        let _ = match format {
+            LogFormat::Text => builder
+                .with_ansi(std::io::stderr().is_terminal())
+                .try_init(),
+            LogFormat::Json => builder
+                .json()
+                .flatten_event(true)
+                .with_current_span(false)
+                .try_init(),
+        };
+    });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_filter_is_refused_and_a_good_one_installs_once() {
+        assert!(init(LogFormat::Text, "procflow=loud").is_err());
+        assert!(init(LogFormat::Json, "procflow=debug,warn").is_ok());
+        assert!(init(LogFormat::Text, "info").is_ok());
+    }
+}

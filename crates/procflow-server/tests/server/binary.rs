@@ -1,0 +1,189 @@
+//! The `procflow` binary itself: JSON on stdout, exit statuses, configuration from the
+//! environment, logs on stderr without secrets, and a graceful stop on SIGTERM.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::support::{database, get};
+
+fn procflow(database_url: Option<&str>) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_procflow"));
+    for variable in [
+        "DATABASE_URL",
+        "PROCFLOW_BIND",
+        "PROCFLOW_PUBLIC_URL",
+        "PROCFLOW_LOG_FORMAT",
+        "RUST_LOG",
+    ] {
+        command.env_remove(variable);
+    }
+    if let Some(url) = database_url {
+        command.env("DATABASE_URL", url);
+    }
+    command
+}
+
+fn stdout_json(output: &Output) -> Value {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(stdout.lines().count(), 1, "one line of JSON: {stdout:?}");
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout:?}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn commands_print_one_json_object_and_exit_by_outcome() {
+    let db = database().await;
+
+    let migrated = procflow(Some(db.url())).arg("migrate").output().unwrap();
+    assert!(migrated.status.success(), "{migrated:?}");
+    assert_eq!(stdout_json(&migrated), serde_json::json!({"applied": []}));
+
+    let created = procflow(Some(db.url()))
+        .env("PROCFLOW_BIND", "127.0.0.1:9099")
+        .args([
+            "admin",
+            "create-team",
+            "--name",
+            "Bin",
+            "--admin-email",
+            "a@bin.example",
+        ])
+        .output()
+        .unwrap();
+    assert!(created.status.success(), "{created:?}");
+    let created = stdout_json(&created);
+    assert!(created["team_id"].is_string() && created["admin_user_id"].is_string());
+
+    let refused = procflow(Some(db.url()))
+        .args([
+            "admin",
+            "add-member",
+            "--team",
+            "0190d3c4-6f1e-7a4b-9c7d-2b1a3e4f5a6b",
+            "--email",
+            "b@bin.example",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(stdout_json(&refused)["error"]["code"], "not_found");
+
+    let unconfigured = procflow(None).arg("migrate").output().unwrap();
+    assert_eq!(unconfigured.status.code(), Some(2));
+    assert_eq!(
+        stdout_json(&unconfigured)["error"]["code"],
+        "configuration_error"
+    );
+
+    let usage = procflow(Some(db.url()))
+        .args([
+            "admin",
+            "add-member",
+            "--team",
+            "not-a-uuid",
+            "--email",
+            "b@bin.example",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        usage.status.code(),
+        Some(2),
+        "usage errors come from the parser"
+    );
+    assert!(usage.stdout.is_empty());
+}
+
+/// A `procflow serve` child, killed if the test fails before it stops.
+struct Serving(Child);
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The database URL with a password, so that the logs can be searched for it (a server with
+/// trust authentication ignores it).
+fn with_password(url: &str) -> (String, String) {
+    let mut parsed = url::Url::parse(url).unwrap();
+    if let Some(password) = parsed.password() {
+        return (url.to_owned(), password.to_owned());
+    }
+    parsed.set_password(Some("never-logged-3141")).unwrap();
+    (parsed.to_string(), "never-logged-3141".to_owned())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_logs_json_without_secrets_and_stops_with_status_0_on_sigterm() {
+    let db = database().await;
+    let (url, password) = with_password(db.url());
+    let child = procflow(Some(&url))
+        .arg("serve")
+        .env("PROCFLOW_BIND", "127.0.0.1:0")
+        .env("PROCFLOW_LOG_FORMAT", "json")
+        .env("PROCFLOW_HTTP_WORKERS", "1")
+        .env(
+            "PROCFLOW_SMTP_URL",
+            "smtp://mailer:smtp-secret-2718@127.0.0.1:2525",
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut serving = Serving(child);
+    let stderr = serving.0.stderr.take().unwrap();
+    let pid = serving.0.id().to_string();
+
+    let (logs, address) = tokio::task::spawn_blocking(move || {
+        let mut lines = BufReader::new(stderr).lines();
+        let mut logs = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let address = loop {
+            assert!(Instant::now() < deadline, "no start-up line: {logs:?}");
+            let Some(Ok(line)) = lines.next() else {
+                panic!("serve ended before serving: {logs:?}");
+            };
+            let entry: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("log lines are JSON ({e}): {line}"));
+            logs.push(line);
+            if entry["message"] == "procflow is serving" {
+                break entry["listen"]
+                    .as_str()
+                    .unwrap()
+                    .parse::<SocketAddr>()
+                    .unwrap();
+            }
+        };
+        let (status, body) = get(address, "/healthz");
+        assert_eq!(status, 200, "/healthz answered {status}: {body}");
+        let killed = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        assert!(killed.success());
+        // The rest of the log, until the process closes stderr.
+        logs.extend(lines.map_while(Result::ok));
+        (logs, address)
+    })
+    .await
+    .unwrap();
+
+    let status = serving.0.wait().unwrap();
+    assert!(
+        status.success(),
+        "SIGTERM ends serve with status 0: {status:?}"
+    );
+    let logs = logs.join("\n");
+    assert!(logs.contains("procflow stopped"), "{logs}");
+    assert!(logs.contains(&address.to_string()), "{logs}");
+    assert!(
+        !logs.contains(&password),
+        "the database password leaked: {logs}"
+    );
+    assert!(
+        !logs.contains("smtp-secret-2718"),
+        "the SMTP password leaked: {logs}"
+    );
+}

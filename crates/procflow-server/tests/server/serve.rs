@@ -1,0 +1,30 @@
+//! The app as `main` builds it, started on port 0.
+
+use std::net::TcpListener;
+
+use procflow_server::ServeConfig;
+
+use super::support::{database, get, url};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_app_starts_on_port_0_and_answers_healthz() {
+    let db = database().await;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    let config = ServeConfig {
+        http_workers: Some(1),
+        db_pool_size: 2,
+        ..ServeConfig::new(url(&db), address)
+    };
+    let server = procflow_server::start(config, listener).await.unwrap();
+    let handle = server.handle();
+    let serving = tokio::spawn(server);
+
+    let (status, body) = tokio::task::spawn_blocking(move || get(address, "/healthz"))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "/healthz answered {status}: {body}");
+
+    handle.stop(true).await;
+    serving.await.unwrap().unwrap();
+}

@@ -1,0 +1,27 @@
+//! The REST API, black-box: every test starts the real app on a loopback port over a
+//! throwaway database of its own (see the `procflow-tests` harness) and speaks HTTP only.
+//!
+//! One test binary, one module per area, so the whole suite shares one private PostgreSQL
+//! server and runs its tests in parallel.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests and their helpers fail loudly"
+)]
+
+mod api {
+    pub mod auth;
+    pub mod concurrency;
+    pub mod elements;
+    pub mod errors;
+    pub mod guest_page;
+    pub mod health;
+    pub mod isolation;
+    pub mod pagination;
+    pub mod rate_limit;
+    pub mod runs;
+    pub mod sharing;
+    pub mod tasks;
+    pub mod templates;
+}

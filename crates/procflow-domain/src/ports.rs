@@ -327,6 +327,92 @@ pub trait RateLimiter: Send + Sync {
     ) -> DomainResult<RateDecision>;
 }
 
+/// A response kept for an `Idempotency-Key`, replayed to a retry of the same request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredResponse {
+    /// The HTTP status.
+    pub status: u16,
+    /// The body, as sent.
+    pub body: Vec<u8>,
+}
+
+/// Where a request with an `Idempotency-Key` stands (API contract 10).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IdempotencyBegin {
+    /// This request is the first with the key: it runs, then [`IdempotencyStore::finish`].
+    Started,
+    /// The same request finished already: answer its response again.
+    Replay(StoredResponse),
+    /// The same key is held by a request still running.
+    InFlight,
+    /// The key was used with another request (method, path or body).
+    Mismatch,
+}
+
+/// `Idempotency-Key` records, per team, shared by every server instance.
+#[async_trait]
+pub trait IdempotencyStore: Send + Sync {
+    /// Claims `key` for a request whose method, path and body hash to `request_hash`, or
+    /// says why not. Of any number of concurrent calls with one key, exactly one MUST get
+    /// `Started`. A record older than `ttl` MUST be treated as absent.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn begin(
+        &self,
+        team: TeamId,
+        key: &str,
+        request_hash: &[u8; 32],
+        now: OffsetDateTime,
+        ttl: Duration,
+    ) -> DomainResult<IdempotencyBegin>;
+
+    /// Records the response of a request that `begin` started.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn finish(
+        &self,
+        team: TeamId,
+        key: &str,
+        response: &StoredResponse,
+        now: OffsetDateTime,
+    ) -> DomainResult<()>;
+
+    /// Releases a key whose request failed without a response worth replaying (a 5xx), so a
+    /// retry runs again.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn abandon(&self, team: TeamId, key: &str) -> DomainResult<()>;
+}
+
+/// Figures about the store for metrics.
+#[async_trait]
+pub trait StoreStats: Send + Sync {
+    /// The pool's occupancy now.
+    fn pool(&self) -> PoolUsage;
+
+    /// Events in the outbox not delivered yet.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn outbox_backlog(&self) -> DomainResult<u64>;
+}
+
+/// The connection pool's occupancy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolUsage {
+    /// The most connections it may hold.
+    pub max_size: usize,
+    /// Connections open now.
+    pub size: usize,
+    /// Open connections not in use.
+    pub available: usize,
+    /// Requests waiting for a connection.
+    pub waiting: usize,
+}
+
 /// Whether the store answers (`/readyz`).
 #[async_trait]
 pub trait HealthCheck: Send + Sync {

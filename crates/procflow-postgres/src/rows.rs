@@ -7,6 +7,9 @@ pub(crate) mod team;
 pub(crate) mod template;
 
 use procflow_domain::error::DomainError;
+use procflow_domain::ids::SectionId;
+use procflow_domain::template::Section;
+use uuid::Uuid;
 
 use crate::error::corrupt;
 
@@ -26,4 +29,21 @@ pub(crate) fn to_u32(what: &str, value: i32) -> Result<u32, DomainError> {
 /// Writes a position or count; they are bounded far below `i32::MAX` by the domain.
 pub(crate) fn to_i32(value: u32) -> i32 {
     i32::try_from(value).unwrap_or(i32::MAX)
+}
+
+/// A section read back from `template_sections` or `run_sections` (the same columns).
+pub(crate) fn section(
+    id: Uuid,
+    title: String,
+    description: Option<String>,
+    position: i32,
+    color: Option<String>,
+) -> Result<Section, DomainError> {
+    Ok(Section {
+        id: SectionId::from_uuid(id),
+        title,
+        description,
+        order: to_u32("section position", position)?,
+        color: color.map(|c| parse("section colour", &c)).transpose()?,
+    })
 }

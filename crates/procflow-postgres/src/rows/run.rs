@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::template::{elements_json, elements_of, task_type_of, task_type_text};
-use super::{parse, to_i32, to_u32};
+use super::{parse, section, to_i32, to_u32};
 use crate::error::corrupt;
 use crate::schema::{run_sections, run_tasks, runs};
 
@@ -184,16 +184,7 @@ impl RunSectionRow {
     }
 
     pub(crate) fn into_domain(self) -> Result<Section, DomainError> {
-        Ok(Section {
-            id: SectionId::from_uuid(self.id),
-            title: self.title,
-            description: self.description,
-            order: to_u32("section position", self.position)?,
-            color: self
-                .color
-                .map(|c| parse("section colour", &c))
-                .transpose()?,
-        })
+        section(self.id, self.title, self.description, self.position, self.color)
     }
 }
 

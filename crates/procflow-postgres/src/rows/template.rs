@@ -9,7 +9,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::{parse, to_i32, to_u32};
+use super::{parse, section, to_i32, to_u32};
 use crate::error::corrupt;
 use crate::schema::{template_sections, template_tasks, templates};
 
@@ -115,16 +115,7 @@ impl TemplateSectionRow {
     }
 
     pub(crate) fn into_domain(self) -> Result<Section, DomainError> {
-        Ok(Section {
-            id: SectionId::from_uuid(self.id),
-            title: self.title,
-            description: self.description,
-            order: to_u32("section position", self.position)?,
-            color: self
-                .color
-                .map(|c| parse("section colour", &c))
-                .transpose()?,
-        })
+        section(self.id, self.title, self.description, self.position, self.color)
     }
 }
 

@@ -44,9 +44,12 @@ pub(crate) fn db_error(error: DieselError) -> DomainError {
         | DieselError::BrokenTransactionManager => {
             StoreError::Unavailable(error.to_string()).into()
         }
-        DieselError::DatabaseError(DatabaseErrorKind::Unknown, info)
-            if is_unavailable_state(info.message()) =>
-        {
+        // diesel-async reports a connection lost mid-query (no SQLSTATE: the server crashed
+        // or was killed, the socket reset) as `UnableToSendCommand`.
+        DieselError::DatabaseError(
+            DatabaseErrorKind::Unknown | DatabaseErrorKind::UnableToSendCommand,
+            info,
+        ) if is_unavailable_state(info.message()) => {
             StoreError::Unavailable(error.to_string()).into()
         }
         _ => StoreError::Other(error.to_string()).into(),
@@ -54,12 +57,16 @@ pub(crate) fn db_error(error: DieselError) -> DomainError {
 }
 
 /// Server shutdown, lost connections and exhausted resources, by their message, since
-/// diesel does not expose SQLSTATE classes.
+/// diesel does not expose SQLSTATE classes. "error communicating with the server" is
+/// tokio-postgres's I/O error; "channel closed", diesel-async's when the connection's task
+/// ended.
 fn is_unavailable_state(message: &str) -> bool {
-    const SIGNS: [&str; 5] = [
+    const SIGNS: [&str; 7] = [
         "terminating connection",
         "the database system is",
         "connection closed",
+        "error communicating with the server",
+        "channel closed",
         "too many clients",
         "remaining connection slots",
     ];
@@ -85,4 +92,41 @@ pub(crate) fn pool_error(
 /// A stored value that no longer reads as the domain's type: a broken invariant.
 pub(crate) fn corrupt(what: &str, detail: impl std::fmt::Display) -> DomainError {
     StoreError::Other(format!("stored {what} is invalid: {detail}")).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unsent(message: &str) -> DomainError {
+        db_error(DieselError::DatabaseError(
+            DatabaseErrorKind::UnableToSendCommand,
+            Box::new(message.to_owned()),
+        ))
+    }
+
+    #[test]
+    fn a_connection_lost_mid_query_is_unavailable() {
+        for message in [
+            "connection closed",
+            "error communicating with the server: Connection reset by peer (os error 104)",
+            "channel closed",
+        ] {
+            assert!(
+                matches!(
+                    unsent(message),
+                    DomainError::Store(StoreError::Unavailable(_))
+                ),
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_query_that_could_not_be_encoded_is_other() {
+        assert!(matches!(
+            unsent("error encoding message to server: too many parameters"),
+            DomainError::Store(StoreError::Other(_))
+        ));
+    }
 }

@@ -3,6 +3,7 @@
 mod admin;
 mod binaries;
 mod database;
+mod disposable;
 mod error;
 mod fingerprint;
 mod naming;
@@ -13,5 +14,6 @@ mod template;
 mod watchdog;
 
 pub use database::TestDatabase;
+pub use disposable::DisposableServer;
 pub use fingerprint::dir_fingerprint;
 pub use server::server_url;

@@ -1,4 +1,5 @@
-//! A private PostgreSQL for this test process: initdb in a temp directory, tuned for tests.
+//! Private PostgreSQL clusters: initdb in a temp directory, tuned for tests; the process-wide
+//! server of the tests, and the clusters behind [`DisposableServer`](crate::DisposableServer).
 
 use std::fmt::Write as _;
 use std::net::{Ipv4Addr, TcpListener};
@@ -29,21 +30,73 @@ const SETTINGS: &[(&str, &str)] = &[
 #[derive(Debug)]
 pub(crate) struct PrivateServer {
     pub(crate) port: u16,
-    _watchdog: Watchdog,
+    _cluster: Cluster,
 }
 
 impl PrivateServer {
     /// Creates a cluster in a new temp directory and starts it on a free port of 127.0.0.1.
     pub(crate) fn start() -> Result<Self, Error> {
-        let started = Instant::now();
+        let cluster = Cluster::init()?;
+        let port = cluster.start_on_free_port()?;
+        Ok(Self {
+            port,
+            _cluster: cluster,
+        })
+    }
+}
+
+/// How `pg_ctl stop` shuts the server down.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StopMode {
+    /// `-m fast`: clients are told the server is shutting down, then disconnected.
+    Fast,
+    /// `-m immediate`: every server process quits at once, as in a crash.
+    Immediate,
+}
+
+impl StopMode {
+    fn as_arg(self) -> &'static str {
+        match self {
+            Self::Fast => "fast",
+            Self::Immediate => "immediate",
+        }
+    }
+}
+
+/// A cluster (`initdb`'s data directory) in a temp directory of its own, watched by a
+/// watchdog that stops it and removes the directory once this process ends or
+/// [`Cluster::remove`] is called.
+#[derive(Debug)]
+pub(crate) struct Cluster {
+    binaries: Binaries,
+    owner: Owner,
+    dir: PathBuf,
+    data: PathBuf,
+    log: PathBuf,
+    watchdog: Watchdog,
+}
+
+impl Cluster {
+    /// Creates a new cluster in a new temp directory; it is not started.
+    pub(crate) fn init() -> Result<Self, Error> {
         let binaries = Binaries::find()?;
         let owner = Owner::detect()?;
         let dir = new_server_dir(&owner)?;
         let data = dir.join("data");
         let watchdog = watchdog::spawn(&dir, &data, &binaries.pg_ctl, owner.is_root())?;
+        let cluster = Self {
+            log: dir.join("server.log"),
+            binaries,
+            owner,
+            dir,
+            data,
+            watchdog,
+        };
 
-        let mut initdb = owner.command(&binaries.initdb, &dir);
-        initdb.arg("-D").arg(&data).args([
+        let mut initdb = cluster
+            .owner
+            .command(&cluster.binaries.initdb, &cluster.dir);
+        initdb.arg("-D").arg(&cluster.data).args([
             "--no-sync",
             "--auth=trust",
             "-U",
@@ -53,39 +106,23 @@ impl PrivateServer {
             "--locale=C",
         ]);
         run("initdb", &mut initdb)?;
-        append_settings(&data, &dir)?;
+        append_settings(&cluster.data, &cluster.dir)?;
+        Ok(cluster)
+    }
 
-        let log = dir.join("server.log");
+    /// Starts the server on a free port of 127.0.0.1, trying another port when the one the OS
+    /// offered was taken meanwhile; returns the port.
+    pub(crate) fn start_on_free_port(&self) -> Result<u16, Error> {
         let mut last_error = None;
         for _ in 0..START_ATTEMPTS {
             let port = free_port()?;
-            let mut pg_ctl = owner.command(&binaries.pg_ctl, &dir);
-            pg_ctl
-                .arg("start")
-                .arg("-D")
-                .arg(&data)
-                .arg("-l")
-                .arg(&log)
-                .args(["-w", "-t", START_TIMEOUT_SECS, "-o"])
-                .arg(format!("-p {port}"));
-            match run("pg_ctl start", &mut pg_ctl) {
-                Ok(()) => {
-                    tracing::info!(
-                        port,
-                        dir = %dir.display(),
-                        duration_ms = started.elapsed().as_millis(),
-                        "started a private PostgreSQL"
-                    );
-                    return Ok(Self {
-                        port,
-                        _watchdog: watchdog,
-                    });
-                }
+            match self.start_on(port) {
+                Ok(()) => return Ok(port),
                 Err(err) => {
-                    let log_text = std::fs::read_to_string(&log).unwrap_or_default();
+                    let log_text = std::fs::read_to_string(&self.log).unwrap_or_default();
                     let port_taken =
                         log_text.contains("could not bind") || log_text.contains("already in use");
-                    last_error = Some(with_log(err, &log_text));
+                    last_error = Some(err);
                     if !port_taken {
                         break;
                     }
@@ -95,10 +132,67 @@ impl PrivateServer {
         }
         Err(last_error.unwrap_or_else(|| Error::Setup("pg_ctl start was not run".to_owned())))
     }
+
+    /// Starts the server on `port` and waits until it accepts connections.
+    pub(crate) fn start_on(&self, port: u16) -> Result<(), Error> {
+        let started = Instant::now();
+        let mut pg_ctl = self.owner.command(&self.binaries.pg_ctl, &self.dir);
+        pg_ctl
+            .arg("start")
+            .arg("-D")
+            .arg(&self.data)
+            .arg("-l")
+            .arg(&self.log)
+            .args(["-w", "-t", START_TIMEOUT_SECS, "-o"])
+            .arg(format!("-p {port}"));
+        match run("pg_ctl start", &mut pg_ctl) {
+            Ok(()) => {
+                tracing::info!(
+                    port,
+                    dir = %self.dir.display(),
+                    duration_ms = started.elapsed().as_millis(),
+                    "started a private PostgreSQL"
+                );
+                Ok(())
+            }
+            Err(err) => {
+                let log_text = std::fs::read_to_string(&self.log).unwrap_or_default();
+                Err(with_log(err, &log_text))
+            }
+        }
+    }
+
+    /// Stops the server and waits until it is gone.
+    pub(crate) fn stop(&self, mode: StopMode) -> Result<(), Error> {
+        let started = Instant::now();
+        let mut pg_ctl = self.owner.command(&self.binaries.pg_ctl, &self.dir);
+        pg_ctl.arg("stop").arg("-D").arg(&self.data).args([
+            "-m",
+            mode.as_arg(),
+            "-w",
+            "-t",
+            START_TIMEOUT_SECS,
+        ]);
+        run("pg_ctl stop", &mut pg_ctl)?;
+        tracing::info!(
+            dir = %self.dir.display(),
+            mode = mode.as_arg(),
+            duration_ms = started.elapsed().as_millis(),
+            "stopped a private PostgreSQL"
+        );
+        Ok(())
+    }
+
+    /// Stops the server if it runs and removes its directory, waiting for the watchdog to
+    /// finish.
+    pub(crate) fn remove(self) {
+        self.watchdog.finish();
+    }
 }
 
 /// Who runs the server: this user, or `postgres` when this process is root (initdb refuses
 /// to run as root).
+#[derive(Debug)]
 enum Owner {
     Me,
     Postgres { uid: u32, gid: u32 },

@@ -11,6 +11,7 @@
 use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use crate::error::Error;
 
@@ -34,12 +35,47 @@ fi
 rm -rf "$1"
 "#;
 
-/// The running watchdog; keeping it alive keeps the pipe open. Never dropped: it lives in the
-/// process-wide server, and the process's end is what triggers the cleanup.
+/// How long [`Watchdog::finish`] waits for the cleanup (the script's `pg_ctl stop` may take
+/// 20 s, then a `kill -9` and a second).
+const FINISH_TIMEOUT: Duration = Duration::from_secs(40);
+
+/// The running watchdog; keeping it alive keeps the pipe open. The process-wide server's is
+/// never dropped (the process's end triggers the cleanup); a disposable server's is finished
+/// when the server is dropped.
 #[derive(Debug)]
 pub(crate) struct Watchdog {
-    _process: Child,
-    _lifeline: ChildStdin,
+    process: Child,
+    lifeline: ChildStdin,
+}
+
+impl Watchdog {
+    /// Triggers the cleanup now (closes the pipe) and waits, at most 40 s, for it to finish.
+    pub(crate) fn finish(self) {
+        let Self {
+            mut process,
+            lifeline,
+        } = self;
+        drop(lifeline);
+        let deadline = Instant::now() + FINISH_TIMEOUT;
+        loop {
+            match process.try_wait() {
+                Ok(Some(_)) => return,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Ok(None) => {
+                    tracing::warn!(
+                        "the watchdog's cleanup did not finish within {FINISH_TIMEOUT:?}"
+                    );
+                    return;
+                }
+                Err(err) => {
+                    tracing::warn!(error = %err, "could not wait for the watchdog's cleanup");
+                    return;
+                }
+            }
+        }
+    }
 }
 
 /// Starts a watchdog that, once this process is gone, stops the server in `dir/data` and
@@ -68,8 +104,5 @@ pub(crate) fn spawn(
     let Some(lifeline) = process.stdin.take() else {
         return Err(Error::Setup("the watchdog has no stdin pipe".to_owned()));
     };
-    Ok(Watchdog {
-        _process: process,
-        _lifeline: lifeline,
-    })
+    Ok(Watchdog { process, lifeline })
 }

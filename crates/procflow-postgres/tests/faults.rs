@@ -1,0 +1,387 @@
+//! Fault tests of the connection pool: an exhausted pool, a stopped, crashed, silent or absent
+//! database all answer `StoreError::Unavailable` within the pool's timeout (never a panic,
+//! never `Other`, never a hang), and the same `PgStore` recovers on its own when PostgreSQL
+//! comes back.
+//!
+//! The tests that stop PostgreSQL run on a `DisposableServer` of their own; the others on a
+//! database of the shared test server.
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "fixtures of a test fail loudly"
+)]
+
+use std::future::Future;
+use std::net::{Ipv4Addr, TcpListener};
+use std::time::{Duration, Instant};
+
+use diesel::sql_types::BigInt;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use procflow_domain::error::{DomainError, DomainResult, StoreError};
+use procflow_domain::ids::{TeamId, UserId};
+use procflow_domain::ports::TeamStore;
+use procflow_domain::team::{Member, Role, Subscription, Team};
+use procflow_postgres::{PgStore, PoolConfig};
+use procflow_testkit::{DisposableServer, TestDatabase, dir_fingerprint};
+use time::macros::datetime;
+use uuid::Uuid;
+
+/// The pool timeout of these tests: how long a call may wait for a connection, or for one
+/// to be made, before it answers `Unavailable`.
+const TIMEOUT: Duration = Duration::from_millis(300);
+
+/// How long any single call may take before the test calls it a hang: the pool timeout plus
+/// generous slack for a loaded machine.
+const HANG: Duration = Duration::from_secs(5);
+
+/// How long a restarted server may take before the same store answers again.
+const RECOVERY: Duration = Duration::from_secs(10);
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures
+
+async fn migrated_database() -> TestDatabase {
+    let migrations = concat!(env!("CARGO_MANIFEST_DIR"), "/../../migrations");
+    let key = format!(
+        "store_{}",
+        dir_fingerprint(migrations).expect("migrations readable")
+    );
+    TestDatabase::create(&key, async |url: &str| {
+        procflow_postgres::migrate(url)
+            .await
+            .map(|_| ())
+            .map_err(Into::into)
+    })
+    .await
+}
+
+/// A disposable server with a migrated database `faults`, and that database's URL.
+async fn disposable_database() -> (DisposableServer, String) {
+    let server = DisposableServer::start().await;
+    let url = server.create_database("faults").await;
+    procflow_postgres::migrate(&url).await.expect("migrate");
+    (server, url)
+}
+
+fn store(url: &str, max_size: usize) -> PgStore {
+    PgStore::new(&PoolConfig {
+        max_size,
+        timeout: TIMEOUT,
+        ..PoolConfig::new(url)
+    })
+    .expect("pool")
+}
+
+fn team() -> Team {
+    Team {
+        id: TeamId::from_uuid(Uuid::from_u128(0xA << 100)),
+        name: "Team a".into(),
+        base_url: "https://a.example".into(),
+        timezone: "Europe/Paris".into(),
+        subscription: Subscription::Active,
+        created_at: datetime!(2026-01-01 0:00 UTC),
+    }
+}
+
+async fn seed_team(store: &PgStore) -> Team {
+    let team = team();
+    let admin = Member {
+        id: UserId::from_uuid(Uuid::from_u128((0xA << 100) + 1)),
+        team_id: team.id,
+        email: "admin@a.example".parse().expect("email"),
+        name: None,
+        role: Role::Admin,
+        active: true,
+        created_at: team.created_at,
+    };
+    store.create_team(&team, &admin).await.expect("team");
+    team
+}
+
+/// `call`'s answer and how long it took; a call that takes longer than `HANG` fails the test.
+async fn timed<T>(
+    what: &str,
+    call: impl Future<Output = DomainResult<T>>,
+) -> (DomainResult<T>, Duration) {
+    let started = Instant::now();
+    match tokio::time::timeout(HANG, call).await {
+        Ok(answer) => (answer, started.elapsed()),
+        Err(_) => panic!("{what}: no answer within {HANG:?} (the pool timeout is {TIMEOUT:?})"),
+    }
+}
+
+#[track_caller]
+fn assert_unavailable<T: std::fmt::Debug>(what: &str, answer: &DomainResult<T>) {
+    match answer {
+        Err(DomainError::Store(StoreError::Unavailable(_))) => {}
+        other => panic!("{what}: expected Store(Unavailable), got {other:?}"),
+    }
+}
+
+/// A connection outside the store, for locking and watching.
+async fn connect(url: &str) -> AsyncPgConnection {
+    AsyncPgConnection::establish(url).await.expect("connect")
+}
+
+/// A connection holding `LOCK TABLE teams IN ACCESS EXCLUSIVE MODE` in an open transaction:
+/// every store call that reads `teams` blocks, holding its pooled connection, until the
+/// transaction ends.
+async fn lock_teams(url: &str) -> AsyncPgConnection {
+    let mut conn = connect(url).await;
+    conn.batch_execute("BEGIN; LOCK TABLE teams IN ACCESS EXCLUSIVE MODE")
+        .await
+        .expect("lock teams");
+    conn
+}
+
+/// Waits (at most `HANG`) until `waiters` sessions of the database wait for a lock: the
+/// store's calls then hold their pooled connections.
+async fn wait_for_lock_waiters(url: &str, waiters: i64) {
+    // A session of its own: pg_stat_activity is a snapshot for a transaction's duration.
+    let mut observer = connect(url).await;
+    let started = Instant::now();
+    loop {
+        let waiting: i64 = diesel::select(diesel::dsl::sql::<BigInt>(
+            "(SELECT count(*) FROM pg_stat_activity \
+             WHERE datname = current_database() AND wait_event_type = 'Lock')",
+        ))
+        .get_result(&mut observer)
+        .await
+        .expect("pg_stat_activity");
+        if waiting >= waiters {
+            return;
+        }
+        assert!(
+            started.elapsed() < HANG,
+            "{waiting} of {waiters} sessions wait for the lock after {HANG:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Calls `call` until it answers something other than `Unavailable`, for at most `RECOVERY`
+/// (a pause of 50 ms between calls: this waits for a server to come back); returns that
+/// answer and how many calls it took.
+async fn once_available<T, F, Fut>(mut call: F) -> (DomainResult<T>, u32)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = DomainResult<T>>,
+{
+    let started = Instant::now();
+    let mut calls = 0;
+    loop {
+        calls += 1;
+        let (answer, _) = timed("a call after the restart", call()).await;
+        match answer {
+            Err(DomainError::Store(StoreError::Unavailable(_))) if started.elapsed() < RECOVERY => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            answer => return (answer, calls),
+        }
+    }
+}
+
+/// A port of 127.0.0.1 that nothing listens on.
+fn closed_port() -> u16 {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind");
+    listener.local_addr().expect("address").port()
+}
+
+// ---------------------------------------------------------------------------------------------
+// An exhausted pool
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_exhausted_pool_answers_unavailable_after_its_timeout() {
+    let db = migrated_database().await;
+    let store = store(db.url(), 1);
+    let team = seed_team(&store).await;
+
+    // The only connection is taken by a call that blocks on a lock held outside the store.
+    let mut locker = lock_teams(db.url()).await;
+    let holder = tokio::spawn({
+        let store = store.clone();
+        async move { store.get_team(team.id).await }
+    });
+    wait_for_lock_waiters(db.url(), 1).await;
+    assert_eq!(store.status().size, 1);
+    assert_eq!(store.status().available, 0);
+
+    let (answer, waited) = timed("get_team on an exhausted pool", store.get_team(team.id)).await;
+    assert_unavailable("get_team on an exhausted pool", &answer);
+    assert!(
+        waited >= TIMEOUT - Duration::from_millis(20),
+        "answered after {waited:?}"
+    );
+    eprintln!("exhausted pool: Unavailable after {waited:?}");
+
+    // `/readyz` says not ready while the pool is exhausted.
+    let (ping, waited) = timed("ping on an exhausted pool", store.ping()).await;
+    assert_unavailable("ping on an exhausted pool", &ping);
+    eprintln!("exhausted pool: ping Unavailable after {waited:?}");
+
+    // Released: the blocked call finishes, and the connection serves the next calls.
+    locker.batch_execute("COMMIT").await.expect("commit");
+    let held = tokio::time::timeout(HANG, holder)
+        .await
+        .expect("the holder finishes")
+        .expect("the holder did not panic");
+    assert_eq!(held.expect("the held call succeeds"), team);
+    let (answer, _) = timed("get_team once released", store.get_team(team.id)).await;
+    assert_eq!(answer.expect("get_team once released"), team);
+    timed("ping once released", store.ping())
+        .await
+        .0
+        .expect("ping once released");
+    assert_eq!(store.status().size, 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A stopped database
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stopped_database_answers_unavailable_and_the_pool_recovers_when_it_returns() {
+    let (server, url) = disposable_database().await;
+    let store = store(&url, 2);
+    let team = seed_team(&store).await;
+    store.ping().await.expect("ping before the stop");
+    assert!(store.status().size >= 1, "{:?}", store.status());
+
+    server.stop().await;
+    // The first calls find the pooled connection that the stop closed; later ones find no
+    // connection and cannot make one. Each answers Unavailable, within the timeout.
+    for attempt in 0..3 {
+        let (answer, waited) = timed("get_team while stopped", store.get_team(team.id)).await;
+        assert_unavailable(&format!("get_team while stopped, call {attempt}"), &answer);
+        eprintln!("stopped: get_team Unavailable after {waited:?}");
+        let (ping, waited) = timed("ping while stopped", store.ping()).await;
+        assert_unavailable(&format!("ping while stopped, call {attempt}"), &ping);
+        eprintln!("stopped: ping Unavailable after {waited:?}");
+    }
+
+    server.restart().await;
+    let restarted = Instant::now();
+    let (answer, calls) = once_available(|| store.get_team(team.id)).await;
+    assert_eq!(answer.expect("get_team after the restart"), team);
+    eprintln!(
+        "restarted: the same store answered after {calls} call(s), {:?}",
+        restarted.elapsed()
+    );
+    store.ping().await.expect("ping after the restart");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_in_flight_when_the_database_stops_answers_unavailable() {
+    let (server, url) = disposable_database().await;
+    let store = store(&url, 2);
+    let team = seed_team(&store).await;
+
+    let _locker = lock_teams(&url).await;
+    let in_flight = tokio::spawn({
+        let store = store.clone();
+        async move { store.get_team(team.id).await }
+    });
+    wait_for_lock_waiters(&url, 1).await;
+
+    server.stop().await;
+    let answer = tokio::time::timeout(HANG, in_flight)
+        .await
+        .expect("the call in flight answers")
+        .expect("the call in flight did not panic");
+    assert_unavailable("a call in flight during a fast stop", &answer);
+
+    server.restart().await;
+    let (answer, _) = once_available(|| store.get_team(team.id)).await;
+    assert_eq!(answer.expect("get_team after the restart"), team);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_in_flight_when_the_database_crashes_answers_unavailable() {
+    let (server, url) = disposable_database().await;
+    let store = store(&url, 2);
+    let team = seed_team(&store).await;
+    // Durable before the crash (`synchronous_commit` is off on test servers).
+    connect(&url)
+        .await
+        .batch_execute("CHECKPOINT")
+        .await
+        .expect("checkpoint");
+
+    // Two calls in flight, both blocked on the lock: a plain read, and a transaction.
+    let _locker = lock_teams(&url).await;
+    let reading = tokio::spawn({
+        let store = store.clone();
+        async move { store.get_team(team.id).await.map(|_| ()) }
+    });
+    let writing = tokio::spawn({
+        let store = store.clone();
+        async move {
+            let mut other = crate::team();
+            other.id = TeamId::from_uuid(Uuid::from_u128(0xB << 100));
+            let admin = Member {
+                id: UserId::from_uuid(Uuid::from_u128((0xB << 100) + 1)),
+                team_id: other.id,
+                email: "admin@b.example".parse().expect("email"),
+                name: None,
+                role: Role::Admin,
+                active: true,
+                created_at: other.created_at,
+            };
+            store.create_team(&other, &admin).await
+        }
+    });
+    wait_for_lock_waiters(&url, 2).await;
+
+    server.stop_immediately().await;
+    for (what, call) in [
+        ("a read in flight during a crash", reading),
+        ("a transaction in flight during a crash", writing),
+    ] {
+        let answer = tokio::time::timeout(HANG, call)
+            .await
+            .unwrap_or_else(|_| panic!("{what}: no answer within {HANG:?}"))
+            .unwrap_or_else(|err| panic!("{what}: panicked: {err}"));
+        assert_unavailable(what, &answer);
+    }
+    let (answer, _) = timed("get_team after the crash", store.get_team(team.id)).await;
+    assert_unavailable("get_team after the crash", &answer);
+
+    server.restart().await;
+    let (answer, _) = once_available(|| store.get_team(team.id)).await;
+    assert_eq!(answer.expect("get_team after the crash recovery"), team);
+}
+
+// ---------------------------------------------------------------------------------------------
+// No database at all
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_connection_answers_unavailable() {
+    let store = store(
+        &format!("postgres://postgres@127.0.0.1:{}/procflow", closed_port()),
+        2,
+    );
+    let (answer, waited) = timed("get_team, connection refused", store.get_team(team().id)).await;
+    assert_unavailable("get_team, connection refused", &answer);
+    eprintln!("refused: get_team Unavailable after {waited:?}");
+    let (ping, _) = timed("ping, connection refused", store.ping()).await;
+    assert_unavailable("ping, connection refused", &ping);
+    assert_eq!(store.status().size, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_never_answers_answers_unavailable_after_the_timeout() {
+    // Accepts TCP connections (the kernel does, into the backlog) but never speaks.
+    let silent = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind");
+    let port = silent.local_addr().expect("address").port();
+    let store = store(&format!("postgres://postgres@127.0.0.1:{port}/procflow"), 2);
+
+    let (answer, waited) = timed("get_team, silent server", store.get_team(team().id)).await;
+    assert_unavailable("get_team, silent server", &answer);
+    assert!(
+        waited >= TIMEOUT - Duration::from_millis(20),
+        "answered after {waited:?}"
+    );
+    eprintln!("silent: get_team Unavailable after {waited:?}");
+    let (ping, _) = timed("ping, silent server", store.ping()).await;
+    assert_unavailable("ping, silent server", &ping);
+    drop(silent);
+}

@@ -1,16 +1,18 @@
 # procflow: the one entry point for people and CI.
 #   make run     build and start the service on a private PostgreSQL (see README)
 #   make test    the whole test suite, on its own throwaway PostgreSQL
-#   make check   fmt, clippy (warnings denied), rustdoc, cargo-deny, then the tests
+#   make check   fmt, clippy (warnings denied), rustdoc, cargo-deny, openapi.json fresh, the tests
+#   make openapi regenerate docs/openapi.json from the code
+#   make bench   throughput and latency beside the SQL floor (target/bench/report.md)
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: run stop-db test check fmt clippy doc deny tools postgres-tools help store-timings schema
+.PHONY: run stop-db test check fmt clippy doc deny tools postgres-tools help store-timings schema bench openapi openapi-check
 
 help:
-	@sed -n '2,5p' Makefile
+	@sed -n '2,6p' Makefile
 
 ## Tools a fresh machine lacks, installed once.
 tools: postgres-tools
@@ -36,7 +38,20 @@ doc:
 deny: tools
 	$(CARGO) deny check bans licenses sources
 
-check: fmt clippy doc deny test
+## docs/openapi.json is generated from the code (crates/procflow-http/src/openapi.rs).
+openapi:
+	$(CARGO) run -q -p procflow-http --example openapi > docs/openapi.json.tmp
+	mv docs/openapi.json.tmp docs/openapi.json
+
+## Fails when docs/openapi.json differs from what the code generates.
+openapi-check:
+	@tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; \
+	$(CARGO) run -q -p procflow-http --example openapi > "$$tmp"; \
+	diff -u docs/openapi.json "$$tmp" > /dev/null || { \
+		diff -u docs/openapi.json "$$tmp" | head -n 40 || true; \
+		echo "docs/openapi.json is stale: run make openapi and commit it" >&2; exit 1; }
+
+check: fmt clippy doc deny openapi-check test
 
 run:
 	@CARGO="$(CARGO)" scripts/dev-run.sh run
@@ -44,6 +59,11 @@ run:
 ## Stop the private PostgreSQL that `make run` started (its data stays in .data/).
 stop-db:
 	@scripts/dev-run.sh stop-db
+
+## Release build, a private PostgreSQL, 1,000,000 seeded runs, wrk and pgbench: prints the table
+## and writes target/bench/report.md (docs/performance.md). About 12 minutes on 2 cores.
+bench: postgres-tools
+	@CARGO="$(CARGO)" bench/run.sh
 
 ## Release-mode timings of the store's hot writes (figures for docs/performance.md).
 store-timings: postgres-tools

@@ -17,7 +17,10 @@ mod api {
     pub mod errors;
     pub mod guest_page;
     pub mod health;
+    pub mod idempotency;
     pub mod isolation;
+    pub mod metrics;
+    pub mod openapi;
     pub mod pagination;
     pub mod rate_limit;
     pub mod runs;

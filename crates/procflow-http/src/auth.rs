@@ -1,12 +1,16 @@
 //! Authentication by `Authorization: Bearer <key>`, the subscription check and the rate limit,
-//! as one extractor: a handler that takes a [`Caller`] only runs for an admitted request.
+//! as the middleware of the `/api/v1` resources; handlers read the admitted [`Caller`].
 
+use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::Payload;
-use actix_web::http::{StatusCode, header};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderMap};
+use actix_web::middleware::Next;
 use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
-use futures_util::future::LocalBoxFuture;
+use futures_util::future::{Ready, ready};
 use procflow_domain::ids::ApiKeyId;
-use procflow_domain::team::Team;
+use procflow_domain::team::{ApiKey, Team};
 
 use crate::AppState;
 use crate::error::ApiError;
@@ -24,30 +28,73 @@ pub struct Caller {
 
 impl FromRequest for Caller {
     type Error = ApiError;
-    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+    type Future = Ready<Result<Self, ApiError>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let request = request.clone();
-        Box::pin(async move { authenticate(&request).await })
+        // [`require`] admitted the request before any extractor ran; a route without it
+        // asking for a caller is a wiring bug.
+        ready(
+            request
+                .extensions()
+                .get::<Caller>()
+                .cloned()
+                .ok_or_else(|| {
+                    tracing::error!("a handler outside /api/v1 asked for the caller");
+                    ApiError::internal()
+                }),
+        )
     }
 }
 
-fn bearer(request: &HttpRequest) -> Result<&str, ApiError> {
-    let value = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .ok_or_else(|| {
-            ApiError::unauthorized("missing Authorization header: use Bearer <API key>")
-        })?;
-    value
+/// The middleware of every `/api/v1` resource: authenticates, checks the subscription and counts
+/// the request against the rate limit before anything else about the request is read, so
+/// that a bad body never answers before (or instead of) a 401, 403 or 429.
+///
+/// # Errors
+/// Only the errors of the services inside it; its own refusals are responses.
+pub async fn require(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    match authenticate(request.request()).await {
+        Ok(caller) => {
+            request.extensions_mut().insert(caller);
+            next.call(request)
+                .await
+                .map(ServiceResponse::map_into_boxed_body)
+        }
+        Err(error) => Ok(request.error_response(error)),
+    }
+}
+
+/// The key in `Authorization: Bearer <key>`, if the header holds one.
+pub(crate) fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)?
         .to_str()
-        .ok()
-        .and_then(|v| v.strip_prefix("Bearer "))
+        .ok()?
+        .strip_prefix("Bearer ")
         .map(str::trim)
         .filter(|key| !key.is_empty())
-        .ok_or_else(|| {
-            ApiError::unauthorized("malformed Authorization header: use Bearer <API key>")
-        })
+}
+
+fn bearer(request: &HttpRequest) -> Result<&str, ApiError> {
+    if !request.headers().contains_key(header::AUTHORIZATION) {
+        return Err(ApiError::unauthorized(
+            "missing Authorization header: use Bearer <API key>",
+        ));
+    }
+    bearer_token(request.headers()).ok_or_else(|| {
+        ApiError::unauthorized("malformed Authorization header: use Bearer <API key>")
+    })
+}
+
+/// A key and team already looked up earlier in the same request (by the idempotency guard),
+/// so that authentication does not read them twice.
+#[derive(Debug, Clone)]
+pub(crate) struct Identified {
+    pub key: ApiKey,
+    pub team: Team,
 }
 
 async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
@@ -57,16 +104,22 @@ async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
     let hash = keys::hash(bearer(request)?);
     // A key refused in this window is refused again without a database round trip.
     if let Some(refusal) = state.gate.cached_refusal(&hash) {
-        return Err(limited(refusal));
+        return Err(limited(&refusal));
     }
-    let (key, team) = state
-        .services
-        .procflow
-        .ports()
-        .teams
-        .find_api_key(&hash)
-        .await?
-        .ok_or_else(|| ApiError::unauthorized("unknown or revoked API key"))?;
+    let known = request.extensions().get::<Identified>().cloned();
+    let found = match known {
+        Some(Identified { key, team }) => Some((key, team)),
+        None => {
+            state
+                .services
+                .procflow
+                .ports()
+                .teams
+                .find_api_key(&hash)
+                .await?
+        }
+    };
+    let (key, team) = found.ok_or_else(|| ApiError::unauthorized("unknown or revoked API key"))?;
     if !team.is_active() {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
@@ -80,17 +133,18 @@ async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
             Ok(Caller { team, key: key.id })
         }
         Err(Refusal::Store(error)) => Err(error.into()),
-        Err(refusal) => Err(limited(refusal)),
+        Err(refusal) => Err(limited(&refusal)),
     }
 }
 
-fn limited(refusal: Refusal) -> ApiError {
+/// 429 `rate_limited` with `Retry-After` and the `RateLimit-*` headers.
+pub(crate) fn limited(refusal: &Refusal) -> ApiError {
     let mut error = ApiError::new(
         StatusCode::TOO_MANY_REQUESTS,
         "rate_limited",
         "too many requests for this API key; retry after the time in Retry-After",
     );
-    for (name, value) in headers::for_refusal(&refusal) {
+    for (name, value) in headers::for_refusal(refusal) {
         error = error.with_header(header::HeaderName::from_static(name), value);
     }
     error

@@ -66,25 +66,43 @@ fn nullable<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D
 }
 
 /// Create a run (spec 4.6).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = CreateRun)]
 pub struct CreateRunBody {
+    /// The template to run; it must be published.
+    #[schema(format = "uuid")]
     template_id: String,
-    #[serde(default, alias = "title")]
+    /// The run's title; the template's title when omitted.
+    #[serde(default)]
     name: Option<String>,
+    /// Another name for `name` (spec 4.6); give one of the two.
+    #[serde(default)]
+    title: Option<String>,
+    /// An RFC 3339 timestamp, or a `YYYY-MM-DD` date (midnight UTC).
     #[serde(default)]
     due_date: Option<String>,
+    /// The email of an active team member to attribute the run to; `api` otherwise.
     #[serde(default)]
+    #[schema(format = Email)]
     actor_email: Option<String>,
+    /// Values pre-filled into form fields of the template's tasks.
     #[serde(default)]
     custom_elements: Vec<PrefillBody>,
 }
 
-#[derive(Debug, Deserialize)]
+/// A value pre-filled into a form field when a run starts.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = Prefill)]
 struct PrefillBody {
+    /// A template task id.
+    #[schema(format = "uuid")]
     task_id: String,
+    /// The id of an input element of that task.
+    #[schema(format = "uuid")]
     element_id: String,
+    /// A value of the element type's kind (spec 2.7).
     value: Value,
 }
 
@@ -118,9 +136,18 @@ impl CreateRunBody {
                 })
             })
             .collect::<Result<_, ApiError>>()?;
+        let name = match (self.name, self.title) {
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    "title",
+                    "is another name for name: give one of the two",
+                ));
+            }
+            (name, title) => name.or(title),
+        };
         Ok(CreateRun {
             template_id: Some(template_id),
-            name: self.name,
+            name,
             due_date,
             actor_email: self.actor_email,
             custom_elements,
@@ -143,30 +170,47 @@ fn due_date(text: &str) -> Result<OffsetDateTime, ApiError> {
         })
 }
 
-/// Update a task (spec 4.11, API contract 6).
-#[derive(Debug, Deserialize)]
+/// Update a task (spec 4.11, API contract 6): every field optional, several per request.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = UpdateTask)]
 pub struct UpdateTaskBody {
+    /// True completes the task (approves an approval task), false reopens it.
     #[serde(default)]
     completed: Option<bool>,
+    /// True skips a task that is not essential; not with `completed: true`.
     #[serde(default)]
     skipped: Option<bool>,
+    /// A member's user id or email, or any other email (an external assignee); null
+    /// unassigns.
     #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
     assignee: Option<Option<String>>,
+    /// Who acts: `completed_by` becomes that member's user id, else `api`.
     #[serde(default)]
+    #[schema(format = Email)]
     actor_email: Option<String>,
+    /// Values written to input elements; `value: null` clears one.
     #[serde(default)]
     custom_elements: Vec<ElementWriteBody>,
+    /// Only on approval tasks: `approved` completes it, `rejected` leaves it open.
     #[serde(default)]
+    #[schema(value_type = Option<crate::openapi::schemas::Decision>)]
     decision: Option<Decision>,
+    /// Recorded with the decision.
     #[serde(default)]
     comment: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+/// A value written to a form field.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = ElementWrite)]
 struct ElementWriteBody {
+    /// The element's id.
+    #[schema(format = "uuid")]
     id: String,
+    /// A value of the element type's kind (spec 2.7), or null to clear it.
     value: Value,
 }
 
@@ -188,15 +232,21 @@ impl From<UpdateTaskBody> for UpdateTask {
     }
 }
 
-/// Share a run with a guest (spec 4.7).
-#[derive(Debug, Deserialize)]
+/// Share a run with a guest (spec 4.7); `{}` is valid.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = Invite)]
 pub struct InviteBody {
+    /// The guest's email: an invitation with the link is sent to it.
     #[serde(default)]
+    #[schema(format = Email)]
     email: Option<String>,
+    /// Remind a guest who has not opened the link; only with `email`. False when omitted.
     #[serde(default)]
     enable_reminders: Option<bool>,
+    /// Days before the reminder; 7 when omitted.
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 365)]
     reminder_days: Option<i64>,
 }
 
@@ -222,8 +272,9 @@ impl InviteBody {
 }
 
 /// Publish or unpublish a template (API contract 5).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = Publish)]
 pub struct PublishBody {
     /// `true` publishes, `false` unpublishes.
     pub published: bool,

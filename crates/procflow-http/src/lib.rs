@@ -3,8 +3,11 @@
 pub mod auth;
 pub mod bodies;
 pub mod error;
+pub mod idempotency;
 pub mod keys;
+pub mod metrics;
 pub mod middleware;
+pub mod openapi;
 pub mod params;
 pub mod rate_limit;
 pub mod routes;
@@ -14,7 +17,7 @@ use std::net::TcpListener;
 use std::sync::Arc;
 
 use actix_web::{App, HttpServer, web};
-use procflow_domain::ports::{HealthCheck, RateLimiter};
+use procflow_domain::ports::{HealthCheck, RateLimiter, StoreStats};
 use procflow_domain::service::Procflow;
 
 use crate::rate_limit::RateLimitGate;
@@ -49,6 +52,10 @@ pub struct Services {
     pub rate_limiter: Arc<dyn RateLimiter>,
     /// Whether the store answers, for `/readyz`.
     pub health: Arc<dyn HealthCheck>,
+    /// The pool and outbox figures, for `/metrics`.
+    pub stats: Arc<dyn StoreStats>,
+    /// `Idempotency-Key` records (API contract 10).
+    pub idempotency: Arc<dyn procflow_domain::ports::IdempotencyStore>,
 }
 
 /// What every handler shares: the use cases, the rate-limit gate, the configuration.
@@ -97,7 +104,11 @@ pub fn serve(
             .app_data(error::json_config(body_limit))
             .app_data(error::query_config())
             .app_data(web::PayloadConfig::new(body_limit))
+            .wrap(actix_web::middleware::from_fn(idempotency::guard))
             .wrap(actix_web::middleware::from_fn(middleware::around))
+            // Outermost, so that a panic turned into a 500 by `around` is counted too.
+            .wrap(actix_web::middleware::from_fn(metrics::record))
+            .service(metrics::resource())
             .configure(routes::configure)
             .default_service(web::to(error::no_route))
     })

@@ -30,10 +30,15 @@ pub fn task_id(text: &str) -> Result<TaskId, ApiError> {
 }
 
 /// `limit` and `cursor` (spec 4.1).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct PageQuery {
+    /// Items per page.
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100, default = 20)]
     limit: Option<String>,
+    /// The `next_cursor` of the previous page.
+    #[param(format = "uuid")]
     cursor: Option<String>,
 }
 
@@ -63,12 +68,21 @@ fn page(limit: Option<&str>, cursor: Option<&str>) -> Result<PageRequest, ApiErr
 }
 
 /// List runs' parameters (spec 4.5).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct RunsQuery {
+    /// Items per page.
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100, default = 20)]
     limit: Option<String>,
+    /// The `next_cursor` of the previous page.
+    #[param(format = "uuid")]
     cursor: Option<String>,
+    /// Only runs of this template.
+    #[param(format = "uuid")]
     template_id: Option<String>,
+    /// Only runs in this status.
+    #[param(value_type = Option<crate::openapi::schemas::RunStatus>)]
     status: Option<String>,
 }
 

@@ -34,9 +34,10 @@ pub struct List<T> {
 }
 
 /// The pagination block of a list.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct Pagination {
-    /// The last item's id; null on an empty page.
+    /// The last item's id, to pass back as `cursor`; null on an empty page.
+    #[schema(format = "uuid", required = true)]
     pub next_cursor: Option<String>,
     /// Whether more items follow.
     pub has_more: bool,

@@ -1,10 +1,12 @@
 //! `PgStore`: every store port of the domain on one PostgreSQL connection pool.
 
 mod health;
+mod idempotency;
 mod outbox;
 mod rate_limits;
 mod runs;
 mod sharing;
+mod stats;
 mod teams;
 mod templates;
 

@@ -3,6 +3,7 @@
 
 mod conformance {
     pub mod concurrency;
+    pub mod idempotency;
     pub mod isolation;
     pub mod migrations;
     pub mod outbox;

@@ -45,7 +45,9 @@ pub fn services_on(store: &PgStore) -> Services {
     Services {
         procflow: procflow_on(store),
         rate_limiter: shared.clone(),
-        health: shared,
+        health: shared.clone(),
+        stats: shared.clone(),
+        idempotency: shared,
     }
 }
 
@@ -53,12 +55,16 @@ pub fn services_on(store: &PgStore) -> Services {
 /// running server: await it to serve until a signal stops it (SIGTERM gracefully, SIGINT and
 /// SIGQUIT at once; the future then resolves), or stop it through [`Server::handle`].
 ///
+/// Installs the process-wide metrics recorder first (once per process: tests start several
+/// apps, and all record into it).
+///
 /// PostgreSQL need not be up: the pool connects lazily; a warning is logged when the database
 /// does not answer at start-up, and `/readyz` answers 503 until it does.
 ///
 /// # Errors
 /// When the pool cannot be built from the configuration or the listener cannot be used.
 pub async fn start(config: ServeConfig, listener: TcpListener) -> Result<Server, StartError> {
+    crate::telemetry::init_metrics();
     let store = PgStore::new(&PoolConfig {
         max_size: config.db_pool_size,
         ..PoolConfig::new(config.database_url.expose())

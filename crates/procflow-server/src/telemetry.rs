@@ -1,5 +1,9 @@
-//! Logging: `tracing` to stderr, as text or JSON lines, filtered like `RUST_LOG`; installed
-//! once per process.
+//! Logging and metrics, each installed once per process: `tracing` to stderr, as text or JSON
+//! lines, filtered like `RUST_LOG`; and the Prometheus recorder behind `/metrics`.
+//!
+//! In JSON every event is one object on one line with its fields at the top level (`message`,
+//! `level`, `target`, `timestamp`, then `request.id`, `http.method`, `http.route`,
+//! `http.status`, `duration_ms` for the access line of each request).
 
 use std::io::IsTerminal;
 use std::sync::OnceLock;
@@ -41,10 +45,17 @@ pub fn init(format: LogFormat, filter: &str) -> Result<(), FilterError> {
                 .json()
                 .flatten_event(true)
                 .with_current_span(false)
+                .with_span_list(false)
                 .try_init(),
         };
     });
     Ok(())
+}
+
+/// Installs the process-wide Prometheus recorder that `/metrics` renders. Later calls (tests
+/// building many apps) do nothing.
+pub fn init_metrics() {
+    procflow_http::metrics::install();
 }
 
 #[cfg(test)]

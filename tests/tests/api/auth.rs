@@ -234,3 +234,35 @@ async fn a_key_acts_only_for_its_own_team() {
     .await
     .error(404, "not_found");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_is_authenticated_before_its_body_is_read() {
+    let app = TestApp::spawn().await;
+    let bad_bodies: [(&[u8], Option<&str>); 3] = [
+        (b"{not json", Some("application/json")),
+        (b"{\"template_id\": 5}", Some("application/json")),
+        (b"plain", Some("text/plain")),
+    ];
+    for (body, content_type) in bad_bodies {
+        let no_key = app
+            .call(Method::POST, "/api/v1/process-runs")
+            .no_key()
+            .raw(body, content_type)
+            .send()
+            .await;
+        assert_unauthorized(&no_key);
+        let unknown_key = app
+            .call(Method::POST, "/api/v1/process-runs")
+            .key("pf_live_not-a-key")
+            .raw(body, content_type)
+            .send()
+            .await;
+        assert_unauthorized(&unknown_key);
+    }
+    app.set_subscription(Subscription::Inactive).await;
+    app.call(Method::POST, "/api/v1/process-runs")
+        .raw(&b"{not json"[..], Some("application/json"))
+        .send()
+        .await
+        .error(403, "forbidden");
+}

@@ -104,6 +104,14 @@ async fn a_run_is_titled_by_name_or_by_its_alias_title() {
     assert_eq!(titled["title"], "Onboarding Grace");
     let read = app.run(titled["id"].as_str().unwrap()).await;
     assert_eq!(read["title"], "Onboarding Grace");
+    let both = app
+        .post(
+            "/api/v1/process-runs",
+            &json!({"template_id": app.template.id, "name": "A", "title": "B"}),
+        )
+        .await
+        .error(400, "validation_error");
+    assert!(both.contains("title"), "{both}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -19,6 +19,22 @@ struct GuestQuery {
 }
 
 /// The shared run, or the 404 page.
+#[utoipa::path(
+    get,
+    path = "/instance/{run_id}",
+    tag = "guest",
+    operation_id = "guestPage",
+    summary = "The shared run, for a guest",
+    description = "An HTML page (no JavaScript) of the run's sections, tasks and states, for whoever holds the share link.",
+    params(
+        ("run_id" = String, Path, description = "The run's id"),
+        ("token" = String, Query, description = "The share token of the link"),
+    ),
+    responses(
+        (status = 200, description = "The run's page", content_type = "text/html", body = String),
+        (status = 404, description = "The same page for a wrong or void token, an unknown run, or a run no longer shared", content_type = "text/html", body = String),
+    )
+)]
 pub async fn page(
     state: web::Data<AppState>,
     request: HttpRequest,

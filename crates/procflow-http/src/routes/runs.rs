@@ -11,6 +11,16 @@ use crate::params::{self, RunsQuery};
 use crate::views::{self, CreatedRunView, RunView, ShareResultView};
 
 /// `GET /process-runs` (spec 4.5).
+#[utoipa::path(
+    get,
+    path = "/api/v1/process-runs",
+    tag = "runs",
+    operation_id = "listRuns",
+    summary = "List runs",
+    description = "The team's runs, newest first.",
+    params(RunsQuery),
+    responses((status = 200, description = "A page of runs", body = crate::openapi::envelopes::RunList))
+)]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,
@@ -24,6 +34,16 @@ pub async fn list(
 }
 
 /// `POST /process-runs` (spec 4.6): 201 with the reduced run.
+#[utoipa::path(
+    post,
+    path = "/api/v1/process-runs",
+    tag = "runs",
+    operation_id = "createRun",
+    summary = "Start a run",
+    description = "Copies the published template's tasks and form fields; later template edits never change the run.",
+    request_body = crate::bodies::CreateRunBody,
+    responses((status = 201, description = "The new run (the Create shape)", body = crate::openapi::envelopes::CreatedRunData))
+)]
 pub async fn create(
     state: web::Data<AppState>,
     caller: Caller,
@@ -38,6 +58,15 @@ pub async fn create(
 }
 
 /// `GET /process-runs/{id}` (spec 4.8).
+#[utoipa::path(
+    get,
+    path = "/api/v1/process-runs/{id}",
+    tag = "runs",
+    operation_id = "getRun",
+    summary = "Get a run",
+    params(("id" = String, Path, format = "uuid", description = "The run's id")),
+    responses((status = 200, description = "The run", body = crate::openapi::envelopes::RunData))
+)]
 pub async fn get(
     state: web::Data<AppState>,
     caller: Caller,
@@ -51,6 +80,17 @@ pub async fn get(
 }
 
 /// `POST /process-runs/{id}/invite` (spec 4.7).
+#[utoipa::path(
+    post,
+    path = "/api/v1/process-runs/{id}/invite",
+    tag = "sharing",
+    operation_id = "inviteGuest",
+    summary = "Share a run with a guest",
+    description = "Turns link sharing on and answers the link; with `email`, invites that guest (at most one per run; the same email again re-sends the invitation).",
+    params(("id" = String, Path, format = "uuid", description = "The run's id")),
+    request_body = crate::bodies::InviteBody,
+    responses((status = 200, description = "The share result", body = crate::openapi::envelopes::ShareResultData))
+)]
 pub async fn invite(
     state: web::Data<AppState>,
     caller: Caller,
@@ -67,6 +107,16 @@ pub async fn invite(
 }
 
 /// `DELETE /process-runs/{id}/invite`: sharing off, token void; answers the run.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/process-runs/{id}/invite",
+    tag = "sharing",
+    operation_id = "stopSharing",
+    summary = "Stop sharing a run",
+    description = "Turns link sharing off: the link stops working.",
+    params(("id" = String, Path, format = "uuid", description = "The run's id")),
+    responses((status = 200, description = "The run, no longer shared", body = crate::openapi::envelopes::RunData))
+)]
 pub async fn stop_sharing(
     state: web::Data<AppState>,
     caller: Caller,

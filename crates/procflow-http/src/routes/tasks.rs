@@ -10,6 +10,16 @@ use crate::params::{self, PageQuery};
 use crate::views::{self, RunTaskListView, RunTaskView};
 
 /// `GET /process-runs/{id}/tasks` (spec 4.9).
+#[utoipa::path(
+    get,
+    path = "/api/v1/process-runs/{id}/tasks",
+    tag = "tasks",
+    operation_id = "listRunTasks",
+    summary = "List a run's tasks",
+    description = "By position, each with its state and form values.",
+    params(("id" = String, Path, format = "uuid", description = "The run's id"), PageQuery),
+    responses((status = 200, description = "A page of run tasks", body = crate::openapi::envelopes::RunTaskList))
+)]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,
@@ -24,6 +34,15 @@ pub async fn list(
 }
 
 /// `GET /process-runs/{id}/tasks/{task_id}` (spec 4.10).
+#[utoipa::path(
+    get,
+    path = "/api/v1/process-runs/{id}/tasks/{task_id}",
+    tag = "tasks",
+    operation_id = "getRunTask",
+    summary = "Get a run task",
+    params(("id" = String, Path, format = "uuid", description = "The run's id"), ("task_id" = String, Path, format = "uuid", description = "The run task's id")),
+    responses((status = 200, description = "The task", body = crate::openapi::envelopes::RunTaskData))
+)]
 pub async fn get(
     state: web::Data<AppState>,
     caller: Caller,
@@ -35,6 +54,17 @@ pub async fn get(
 }
 
 /// `PATCH /process-runs/{id}/tasks/{task_id}` (spec 4.11): answers the full task.
+#[utoipa::path(
+    patch,
+    path = "/api/v1/process-runs/{id}/tasks/{task_id}",
+    tag = "tasks",
+    operation_id = "updateRunTask",
+    summary = "Update a run task",
+    description = "Complete, reopen, skip, assign, decide and fill in form fields, several at once. When no task of the run is left open, the run becomes completed.",
+    params(("id" = String, Path, format = "uuid", description = "The run's id"), ("task_id" = String, Path, format = "uuid", description = "The run task's id")),
+    request_body = crate::bodies::UpdateTaskBody,
+    responses((status = 200, description = "The task", body = crate::openapi::envelopes::RunTaskData))
+)]
 pub async fn update(
     state: web::Data<AppState>,
     caller: Caller,

@@ -14,6 +14,16 @@ use crate::params::{self, PageQuery};
 use crate::views::{self, TemplateListView, TemplateTaskView, TemplateView};
 
 /// `GET /process-templates` (spec 4.2).
+#[utoipa::path(
+    get,
+    path = "/api/v1/process-templates",
+    tag = "templates",
+    operation_id = "listTemplates",
+    summary = "List templates",
+    description = "The team's templates, by creation then id (archived ones left out).",
+    params(PageQuery),
+    responses((status = 200, description = "A page of templates", body = crate::openapi::envelopes::TemplateList))
+)]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,
@@ -27,6 +37,15 @@ pub async fn list(
 }
 
 /// `GET /process-templates/{id}` (spec 4.3).
+#[utoipa::path(
+    get,
+    path = "/api/v1/process-templates/{id}",
+    tag = "templates",
+    operation_id = "getTemplate",
+    summary = "Get a template",
+    params(("id" = String, Path, format = "uuid", description = "The template's id")),
+    responses((status = 200, description = "The template", body = crate::openapi::envelopes::TemplateData))
+)]
 pub async fn get(
     state: web::Data<AppState>,
     caller: Caller,
@@ -40,6 +59,16 @@ pub async fn get(
 }
 
 /// `GET /process-templates/{id}/tasks` (spec 4.4).
+#[utoipa::path(
+    get,
+    path = "/api/v1/process-templates/{id}/tasks",
+    tag = "templates",
+    operation_id = "listTemplateTasks",
+    summary = "List a template's tasks",
+    description = "By position, each with its form fields: the ids to pre-fill a run with.",
+    params(("id" = String, Path, format = "uuid", description = "The template's id"), PageQuery),
+    responses((status = 200, description = "A page of template tasks", body = crate::openapi::envelopes::TemplateTaskList))
+)]
 pub async fn tasks(
     state: web::Data<AppState>,
     caller: Caller,
@@ -54,6 +83,17 @@ pub async fn tasks(
 }
 
 /// `POST /process-templates/{id}/publish` with `{"published": bool}` (API contract 5).
+#[utoipa::path(
+    post,
+    path = "/api/v1/process-templates/{id}/publish",
+    tag = "templates",
+    operation_id = "publishTemplate",
+    summary = "Publish or unpublish a template",
+    description = "Publishing adds 1 to `version` and needs at least one task; publishing a published template changes nothing. Only a published template starts runs; only an unpublished one can be edited.",
+    params(("id" = String, Path, format = "uuid", description = "The template's id")),
+    request_body = crate::bodies::PublishBody,
+    responses((status = 200, description = "The template", body = crate::openapi::envelopes::TemplateData))
+)]
 pub async fn publish(
     state: web::Data<AppState>,
     caller: Caller,
@@ -68,6 +108,16 @@ pub async fn publish(
 }
 
 /// `POST /process-templates`: a draft from an authoring document.
+#[utoipa::path(
+    post,
+    path = "/api/v1/process-templates",
+    tag = "templates",
+    operation_id = "createTemplate",
+    summary = "Create a template",
+    description = "A draft (unpublished, version 0) from an authoring document.",
+    request_body = crate::openapi::schemas::TemplateDocument,
+    responses((status = 201, description = "The new draft", body = crate::openapi::envelopes::TemplateData))
+)]
 pub async fn create(
     state: web::Data<AppState>,
     caller: Caller,
@@ -86,6 +136,17 @@ pub async fn create(
 }
 
 /// `PUT /process-templates/{id}`: replaces a draft's document.
+#[utoipa::path(
+    put,
+    path = "/api/v1/process-templates/{id}",
+    tag = "templates",
+    operation_id = "replaceTemplate",
+    summary = "Replace a template's document",
+    description = "Only while unpublished. Ids given in the document are kept, so pre-fill ids stay stable.",
+    params(("id" = String, Path, format = "uuid", description = "The template's id")),
+    request_body = crate::openapi::schemas::TemplateDocument,
+    responses((status = 200, description = "The template", body = crate::openapi::envelopes::TemplateData))
+)]
 pub async fn replace(
     state: web::Data<AppState>,
     caller: Caller,
@@ -103,6 +164,16 @@ pub async fn replace(
 }
 
 /// `DELETE /process-templates/{id}`: archives it; 204.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/process-templates/{id}",
+    tag = "templates",
+    operation_id = "archiveTemplate",
+    summary = "Archive a template",
+    description = "Gone from lists and gets; runs started from it are untouched.",
+    params(("id" = String, Path, format = "uuid", description = "The template's id")),
+    responses((status = 204, description = "Archived"))
+)]
 pub async fn archive(
     state: web::Data<AppState>,
     caller: Caller,

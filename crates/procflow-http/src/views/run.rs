@@ -8,11 +8,16 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 /// A run section: id, title, order, color.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = RunSection)]
 pub struct RunSectionView<'a> {
+    #[schema(value_type = String, format = "uuid")]
     id: SectionId,
     title: &'a str,
+    /// 0-based position.
     order: u32,
+    /// `#RRGGBB`.
+    #[schema(required = true, pattern = "^#[0-9A-Fa-f]{6}$")]
     color: Option<&'a str>,
 }
 
@@ -28,24 +33,37 @@ impl<'a> From<&'a Section> for RunSectionView<'a> {
 }
 
 /// A run in List runs and Get a run.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = Run)]
 pub struct RunView<'a> {
+    /// A UUIDv7.
+    #[schema(value_type = String, format = "uuid")]
     id: RunId,
+    #[schema(value_type = String, format = "uuid")]
     template_id: TemplateId,
     title: &'a str,
+    #[schema(value_type = crate::openapi::schemas::RunStatus)]
     status: RunStatus,
+    /// A member's user id, or `api`.
+    #[schema(value_type = String, pattern = "^(api|guest|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")]
     started_by: Actor,
+    #[schema(value_type = String, format = "uuid")]
     team_id: TeamId,
+    /// The team's IANA time zone when the run started.
     timezone: &'a str,
     #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(required = true)]
     due_date: Option<OffsetDateTime>,
+    /// Whether link sharing is on.
     is_shared: bool,
     sections: Vec<RunSectionView<'a>>,
     #[serde(with = "time::serde::rfc3339")]
     created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(required = true)]
     updated_at: Option<OffsetDateTime>,
     #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(required = true)]
     completed_at: Option<OffsetDateTime>,
 }
 
@@ -71,18 +89,28 @@ impl<'a> From<&'a Run> for RunView<'a> {
 
 /// The Create a run response: id, template_id, title, status, started_by, team_id, timezone,
 /// created_at, completed_at.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = CreatedRun)]
 pub struct CreatedRunView<'a> {
+    /// A UUIDv7.
+    #[schema(value_type = String, format = "uuid")]
     id: RunId,
+    #[schema(value_type = String, format = "uuid")]
     template_id: TemplateId,
     title: &'a str,
+    #[schema(value_type = crate::openapi::schemas::RunStatus)]
     status: RunStatus,
+    /// A member's user id, or `api`.
+    #[schema(value_type = String, pattern = "^(api|guest|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")]
     started_by: Actor,
+    #[schema(value_type = String, format = "uuid")]
     team_id: TeamId,
+    /// The team's IANA time zone.
     timezone: &'a str,
     #[serde(with = "time::serde::rfc3339")]
     created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(required = true)]
     completed_at: Option<OffsetDateTime>,
 }
 

@@ -10,18 +10,30 @@ use time::OffsetDateTime;
 use super::element::{ElementView, elements};
 
 /// A task of a template.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = TemplateTask)]
 pub struct TemplateTaskView<'a> {
+    #[schema(value_type = String, format = "uuid")]
     id: TemplateTaskId,
     title: &'a str,
+    /// Always false in a template.
     completed: bool,
+    /// 0-based position among the template's tasks.
     order: u32,
+    #[schema(value_type = String, format = "uuid")]
     section_id: SectionId,
+    /// A member's user id, an email, or `runner` (whoever the run is attributed to).
+    #[schema(value_type = Option<String>, required = true)]
     assignee: Option<&'a TemplateAssignee>,
+    /// Essential tasks cannot be skipped.
     is_essential: bool,
     #[serde(rename = "type")]
+    #[schema(value_type = crate::openapi::schemas::TaskType)]
     task_type: TaskType,
+    /// The due-date rule.
+    #[schema(value_type = Option<crate::openapi::schemas::DueDateRule>, required = true)]
     due_date: Option<&'a DueDateRule>,
+    /// Whether completing the task sends a webhook.
     webhook_enabled: bool,
     custom_elements: Vec<ElementView<'a>>,
     #[serde(with = "time::serde::rfc3339")]
@@ -48,24 +60,44 @@ impl<'a> From<&'a TemplateTask> for TemplateTaskView<'a> {
 }
 
 /// A run task in List run tasks (spec 4.9): without `due_date` and `webhook_enabled`.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = RunTaskListItem)]
 pub struct RunTaskListView<'a> {
+    /// The task's id, unique to the run.
+    #[schema(value_type = String, format = "uuid")]
     id: TaskId,
+    /// The run it belongs to.
+    #[schema(value_type = String, format = "uuid")]
     instance_id: RunId,
+    /// The template task it was copied from.
+    #[schema(value_type = String, format = "uuid")]
     template_task_id: TemplateTaskId,
     title: &'a str,
     completed: bool,
     #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(required = true)]
     completed_at: Option<OffsetDateTime>,
+    /// A member's user id, `api`, or `guest`.
+    #[schema(value_type = Option<String>, required = true, pattern = "^(api|guest|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")]
     completed_by: Option<Actor>,
+    /// 0-based position in the run's task list.
     order: u32,
+    #[schema(value_type = String, format = "uuid")]
     section_id: SectionId,
+    /// A member's user id, or the email of someone outside the team.
+    #[schema(value_type = Option<String>, required = true)]
     assignee: Option<&'a Assignee>,
+    /// Essential tasks cannot be skipped.
     is_essential: bool,
     skipped: bool,
     #[serde(rename = "type")]
+    #[schema(value_type = crate::openapi::schemas::TaskType)]
     task_type: TaskType,
+    /// The decision on an approval task; null until one is made.
+    #[schema(value_type = Option<crate::openapi::schemas::Decision>, required = true)]
     decision: Option<Decision>,
+    /// The comment of the last decision.
+    #[schema(required = true)]
     comment: Option<&'a str>,
     custom_elements: Vec<ElementView<'a>>,
     #[serde(with = "time::serde::rfc3339")]
@@ -98,12 +130,16 @@ impl<'a> From<&'a RunTask> for RunTaskListView<'a> {
 
 /// A run task in Get a task and Update a task: the list shape plus `due_date` and
 /// `webhook_enabled`.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = RunTask)]
 pub struct RunTaskView<'a> {
     #[serde(flatten)]
     base: RunTaskListView<'a>,
+    /// The resolved due moment.
     #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(required = true)]
     due_date: Option<OffsetDateTime>,
+    /// Whether completing the task sends a webhook.
     webhook_enabled: bool,
 }
 

@@ -6,12 +6,18 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 /// A template section.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = Section)]
 pub struct SectionView<'a> {
+    #[schema(value_type = String, format = "uuid")]
     id: SectionId,
     title: &'a str,
+    #[schema(required = true)]
     description: Option<&'a str>,
+    /// 0-based position.
     order: u32,
+    /// `#RRGGBB`.
+    #[schema(required = true, pattern = "^#[0-9A-Fa-f]{6}$")]
     color: Option<&'a str>,
 }
 
@@ -28,16 +34,26 @@ impl<'a> From<&'a Section> for SectionView<'a> {
 }
 
 /// An item of List templates (spec 4.2).
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = TemplateListItem)]
 pub struct TemplateListView<'a> {
+    #[schema(value_type = String, format = "uuid")]
     id: TemplateId,
     title: &'a str,
+    #[schema(required = true)]
     description: Option<&'a str>,
+    #[schema(required = true, format = "uri")]
     cover_image: Option<&'a str>,
+    #[schema(required = true)]
     icon: Option<&'a str>,
+    #[schema(required = true)]
     icon_type: Option<&'a str>,
+    /// Always `team`.
+    #[schema(pattern = "^team$")]
     visibility: &'static str,
+    /// Only a published template can start a run.
     is_published: bool,
+    /// How many times it was published.
     version: u32,
     sections: Vec<SectionView<'a>>,
     #[serde(with = "time::serde::rfc3339")]
@@ -67,12 +83,17 @@ impl<'a> From<&'a Template> for TemplateListView<'a> {
 
 /// Get a template (spec 2.2: id, title, description, is_published, version, sections,
 /// created_at, updated_at).
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = Template)]
 pub struct TemplateView<'a> {
+    #[schema(value_type = String, format = "uuid")]
     id: TemplateId,
     title: &'a str,
+    #[schema(required = true)]
     description: Option<&'a str>,
+    /// Only a published template can start a run.
     is_published: bool,
+    /// How many times it was published.
     version: u32,
     sections: Vec<SectionView<'a>>,
     #[serde(with = "time::serde::rfc3339")]

@@ -184,7 +184,13 @@ impl RunSectionRow {
     }
 
     pub(crate) fn into_domain(self) -> Result<Section, DomainError> {
-        section(self.id, self.title, self.description, self.position, self.color)
+        section(
+            self.id,
+            self.title,
+            self.description,
+            self.position,
+            self.color,
+        )
     }
 }
 

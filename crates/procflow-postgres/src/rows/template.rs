@@ -115,7 +115,13 @@ impl TemplateSectionRow {
     }
 
     pub(crate) fn into_domain(self) -> Result<Section, DomainError> {
-        section(self.id, self.title, self.description, self.position, self.color)
+        section(
+            self.id,
+            self.title,
+            self.description,
+            self.position,
+            self.color,
+        )
     }
 }
 

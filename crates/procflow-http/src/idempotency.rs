@@ -1,0 +1,275 @@
+//! `Idempotency-Key` on `POST` (API contract 10): a middleware that claims the key for the
+//! caller's team, runs the request once, keeps its response for 24 hours and replays it to
+//! retries; another request with the key is refused (422), one still running too (409).
+//!
+//! The guard sits inside [`crate::middleware::around`] (request id, panics, access log) and
+//! before the handler. It needs the team before the handler's [`crate::auth::Caller`] runs,
+//! so it looks the API key up itself, without counting a request: when the key is unknown,
+//! revoked, of an inactive team, or already refused by the rate limit, it steps aside and the
+//! handler answers 401, 403 or 429 as usual. A request it started is counted by the handler's
+//! `Caller`; one it answers itself (replay, 409, 422) is counted here, so a replay is no way
+//! around the rate limit.
+
+mod intake;
+pub mod key;
+
+use actix_web::body::{self, BoxBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::{Method, StatusCode};
+use actix_web::middleware::Next;
+use actix_web::web::{self, Bytes};
+use actix_web::{HttpMessage, HttpResponse};
+use procflow_domain::ports::{IdempotencyBegin, StoredResponse};
+use procflow_domain::team::Team;
+use time::Duration;
+
+use self::intake::{identify, read_body};
+pub use self::key::IdempotencyKey;
+use crate::AppState;
+use crate::error::ApiError;
+use crate::middleware::RequestId;
+use crate::rate_limit::Refusal;
+
+/// The request header.
+pub const HEADER: &str = "idempotency-key";
+
+/// The response header marking a replayed response, with the value `true`.
+pub const REPLAYED: &str = "idempotency-replayed";
+
+/// How long a key is kept.
+pub const TTL: Duration = Duration::hours(24);
+
+/// The middleware: mount it with `.wrap(actix_web::middleware::from_fn(idempotency::guard))`
+/// before (inside) [`crate::middleware::around`]. Requests other than `POST`, and `POST`
+/// without the header, pass untouched.
+///
+/// # Errors
+/// Only the errors of the services inside it; its own refusals are responses.
+pub async fn guard(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let state = request.app_data::<web::Data<AppState>>().cloned();
+    let (Some(state), true) = (state, request.method() == Method::POST) else {
+        return pass(request, next).await;
+    };
+    if !request.headers().contains_key(HEADER) {
+        return pass(request, next).await;
+    }
+    let (api_key, team, key_hash) = match identify(&request, &state).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return pass(request, next).await,
+        Err(error) => return Ok(request.error_response(error)),
+    };
+    // The handler's authentication reuses this lookup instead of reading the key again.
+    request.extensions_mut().insert(crate::auth::Identified {
+        key: api_key.clone(),
+        team: team.clone(),
+    });
+    match claim(request, &state, &team).await {
+        Claim::Started(request, key) => run(request, next, state, team, key).await,
+        Claim::Answered(request, outcome) => {
+            let answer = match state.gate.admit(team.id, api_key.id, key_hash).await {
+                Ok(quota) => {
+                    request.extensions_mut().insert(quota);
+                    outcome
+                }
+                Err(Refusal::Store(error)) => Err(error.into()),
+                Err(refusal) => Err(crate::auth::limited(&refusal)),
+            };
+            Ok(match answer {
+                Ok(response) => request.into_response(response),
+                Err(error) => request.error_response(error),
+            })
+        }
+    }
+}
+
+/// Where a keyed request stands after its key was claimed or refused.
+enum Claim {
+    /// The handler runs it.
+    Started(ServiceRequest, IdempotencyKey),
+    /// Answered here: a replay, or a refusal.
+    Answered(ServiceRequest, Result<HttpResponse, ApiError>),
+}
+
+/// Validates the key, reads the body (re-injected for the handler), and claims the key.
+async fn claim(mut request: ServiceRequest, state: &AppState, team: &Team) -> Claim {
+    let mut values = request.headers().get_all(HEADER);
+    let key = match (values.next(), values.next()) {
+        (Some(value), None) => IdempotencyKey::parse(value),
+        _ => Err(key::invalid()),
+    };
+    let key = match key {
+        Ok(key) => key,
+        Err(error) => return Claim::Answered(request, Err(error)),
+    };
+    let body = match read_body(&mut request, state.config.body_limit_bytes).await {
+        Ok(body) => body,
+        Err(error) => return Claim::Answered(request, Err(error)),
+    };
+    let path = request
+        .uri()
+        .path_and_query()
+        .map_or_else(|| request.path(), |p| p.as_str());
+    let hash = key::request_hash(request.method().as_str(), path, &body);
+    request.set_payload(Payload::from(body));
+    let now = state.services.procflow.ports().clock.now();
+    let outcome = match state
+        .services
+        .idempotency
+        .begin(team.id, key.as_str(), &hash, now, TTL)
+        .await
+    {
+        Ok(IdempotencyBegin::Started) => return Claim::Started(request, key),
+        Ok(IdempotencyBegin::Replay(stored)) => replay(&stored),
+        Ok(IdempotencyBegin::InFlight) => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "idempotency_in_flight",
+            "a request with this Idempotency-Key is still in progress; retry later",
+        )),
+        Ok(IdempotencyBegin::Mismatch) => Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "idempotency_key_reused",
+            "this Idempotency-Key was used with a different request (method, path or body)",
+        )),
+        Err(error) => Err(error.into()),
+    };
+    Claim::Answered(request, outcome)
+}
+
+/// Runs a started request and keeps its response, or releases the key when the response is
+/// not the request's answer. On a task of its own, so that a client hanging up does not leave
+/// the key in flight: the request completes and is recorded all the same.
+async fn run(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+    state: web::Data<AppState>,
+    team: Team,
+    key: IdempotencyKey,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    // What the panic path needs: the task owns the rest.
+    let (store, team_id, key_text) = (state.services.idempotency.clone(), team.id, key.clone());
+    let request_id = request
+        .extensions()
+        .get::<RequestId>()
+        .map(|id| id.0.clone());
+    let task = actix_web::rt::spawn(async move {
+        let outcome = match next.call(request).await {
+            Ok(response) => Ok(buffered(response).await),
+            Err(error) => Err(error),
+        };
+        let store = &state.services.idempotency;
+        let kept = match &outcome {
+            Ok((response, body)) if is_answer(response.status()) => Some(StoredResponse {
+                status: response.status().as_u16(),
+                body: body.to_vec(),
+            }),
+            _ => None,
+        };
+        let result = match &kept {
+            Some(stored) => {
+                let now = state.services.procflow.ports().clock.now();
+                store.finish(team.id, key.as_str(), stored, now).await
+            }
+            None => store.abandon(team.id, key.as_str()).await,
+        };
+        if let Err(error) = result {
+            // The client still gets its answer; a retry may see the key in flight until the
+            // record expires.
+            tracing::error!(team.id = %team.id, error = %error, kept = kept.is_some(),
+                "could not record an idempotent request's outcome");
+        }
+        outcome.map(|(response, _)| response)
+    });
+    match task.await {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            tracing::error!(team.id = %team_id, "a request handler panicked");
+            if let Err(error) = store.abandon(team_id, key_text.as_str()).await {
+                tracing::error!(team.id = %team_id, error = %error,
+                    "could not release an idempotency key after a panic");
+            }
+            let error = ApiError::internal();
+            Err(match request_id {
+                Some(id) => error.with_header(HeaderName::from_static("x-request-id"), id),
+                None => error,
+            }
+            .into())
+        }
+    }
+}
+
+/// Whether a response is the request's answer, kept and replayed: every status below 500,
+/// except those about the caller rather than the request (401, 403, 429).
+fn is_answer(status: StatusCode) -> bool {
+    !status.is_server_error()
+        && !matches!(
+            status,
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN | StatusCode::TOO_MANY_REQUESTS
+        )
+}
+
+/// The response with its body read into memory (and kept in it), with that body; a body that
+/// cannot be read becomes a 500.
+async fn buffered(
+    response: ServiceResponse<impl MessageBody + 'static>,
+) -> (ServiceResponse<BoxBody>, Bytes) {
+    let (request, response) = response.into_parts();
+    let (head, body) = response.into_parts();
+    match body::to_bytes(body).await {
+        Ok(bytes) => {
+            let response = head.set_body(bytes.clone()).map_into_boxed_body();
+            (ServiceResponse::new(request, response), bytes)
+        }
+        Err(error) => {
+            let error: Box<dyn std::error::Error> = error.into();
+            tracing::error!(error = %error, "could not read a response body");
+            (
+                ServiceResponse::from_err(ApiError::internal(), request),
+                Bytes::new(),
+            )
+        }
+    }
+}
+
+/// The kept response again, marked `Idempotency-Replayed: true`.
+fn replay(stored: &StoredResponse) -> Result<HttpResponse, ApiError> {
+    let status = StatusCode::from_u16(stored.status).map_err(|_| ApiError::internal())?;
+    Ok(HttpResponse::build(status)
+        .content_type("application/json")
+        .insert_header((
+            HeaderName::from_static(REPLAYED),
+            HeaderValue::from_static("true"),
+        ))
+        .body(stored.body.clone()))
+}
+
+async fn pass(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    next.call(request)
+        .await
+        .map(ServiceResponse::map_into_boxed_body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_below_500_are_kept_except_those_about_the_caller() {
+        for kept in [200, 201, 400, 404, 405, 409, 413, 415, 422] {
+            assert!(
+                is_answer(StatusCode::from_u16(kept).unwrap_or_default()),
+                "{kept}"
+            );
+        }
+        for released in [401, 403, 429, 500, 502, 503] {
+            let status = StatusCode::from_u16(released).unwrap_or_default();
+            assert!(!is_answer(status), "{released}");
+        }
+    }
+}

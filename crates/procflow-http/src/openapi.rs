@@ -1,0 +1,229 @@
+//! The OpenAPI 3.1 description of the API, generated from the code: the operations come from
+//! the `#[utoipa::path]` annotations of the handlers, the shapes from the views and bodies; the
+//! error answers every operation shares (auth, rate limit, bodies, idempotency) are added by
+//! [`document`] from one table (the `errors` submodule). Served at `GET /api/v1/openapi.json`
+//! and rendered by the vendored Swagger UI at `GET /docs/`.
+
+pub(crate) mod envelopes;
+mod errors;
+pub(crate) mod schemas;
+
+use std::sync::LazyLock;
+
+use actix_web::HttpResponse;
+use actix_web::http::header;
+use serde_json::Value;
+use utoipa::OpenApi;
+use utoipa_swagger_ui::{Config, SwaggerUi};
+
+use crate::routes;
+
+/// Where the document is served.
+pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
+
+/// The annotated operations and the schemas they use.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "procflow API",
+        description = "Process templates, runs started from them, their tasks and form fields, \
+            and sharing a run with a guest.\n\n\
+            Every operation under `/api/v1` (but this document) takes `Authorization: Bearer \
+            <API key>`. Bodies are JSON (`Content-Type: application/json`, at most 1 MiB); \
+            unknown fields and unknown query parameters are refused (400). Every response \
+            carries `X-Request-Id`; every authenticated response `RateLimit-Limit`, \
+            `RateLimit-Remaining` and `RateLimit-Reset`. Every error is \
+            `{\"error\": {\"code\", \"message\"}}`; a method a path does not list answers 405 \
+            `method_not_allowed`, a path not listed 404 `not_found`. `POST` operations accept \
+            an `Idempotency-Key`: the same key with the same body replays the first answer."
+    ),
+    paths(
+        routes::templates::list,
+        routes::templates::create,
+        routes::templates::get,
+        routes::templates::replace,
+        routes::templates::archive,
+        routes::templates::tasks,
+        routes::templates::publish,
+        routes::runs::list,
+        routes::runs::create,
+        routes::runs::get,
+        routes::runs::invite,
+        routes::runs::stop_sharing,
+        routes::tasks::list,
+        routes::tasks::get,
+        routes::tasks::update,
+        serve_document,
+        routes::health::live,
+        routes::health::ready,
+        routes::guest::page,
+    ),
+    components(schemas(schemas::Error)),
+    tags(
+        (name = "templates", description = "Process templates and their authoring"),
+        (name = "runs", description = "Runs started from published templates"),
+        (name = "tasks", description = "The tasks of a run"),
+        (name = "sharing", description = "Sharing a run with an external guest"),
+        (name = "meta", description = "This description and the health checks"),
+        (name = "guest", description = "The page a guest opens from a share link"),
+    )
+)]
+pub struct ApiDoc;
+
+/// The whole document: utoipa's, with the shared error answers, headers and security.
+#[must_use]
+pub fn document() -> Value {
+    let mut document = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
+    errors::complete(&mut document);
+    document
+}
+
+/// The document as served and as committed in `docs/openapi.json`: pretty, one final newline.
+#[must_use]
+pub fn document_json() -> String {
+    let mut text = serde_json::to_string_pretty(&document()).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+static DOCUMENT: LazyLock<String> = LazyLock::new(document_json);
+
+/// This document.
+#[utoipa::path(
+    get,
+    path = "/api/v1/openapi.json",
+    tag = "meta",
+    operation_id = "getOpenApi",
+    responses(
+        (status = 200, description = "This OpenAPI 3.1 document", content_type = "application/json", body = Object)
+    )
+)]
+pub async fn serve_document() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(header::ContentType::json())
+        .body(DOCUMENT.as_str())
+}
+
+/// `GET /docs` sends the browser to `/docs/`, where the page's relative links resolve.
+pub async fn docs_redirect() -> HttpResponse {
+    HttpResponse::PermanentRedirect()
+        .insert_header((header::LOCATION, "/docs/"))
+        .finish()
+}
+
+/// The Swagger UI page and its files under `/docs/`, compiled into the binary (no CDN): it
+/// reads the document from [`DOCUMENT_PATH`].
+#[must_use]
+pub fn swagger_ui() -> SwaggerUi {
+    SwaggerUi::new("/docs/{_:.*}").config(
+        Config::from(DOCUMENT_PATH)
+            .try_it_out_enabled(false)
+            .display_operation_id(true)
+            .persist_authorization(false),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn operations(document: &Value) -> Vec<(String, String)> {
+        let mut found = Vec::new();
+        for (path, item) in document["paths"].as_object().unwrap() {
+            for method in item.as_object().unwrap().keys() {
+                found.push((method.clone(), path.clone()));
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn the_document_is_openapi_3_1_and_lists_every_route() {
+        let document = document();
+        assert!(document["openapi"].as_str().unwrap().starts_with("3.1"));
+        let operations = operations(&document);
+        assert_eq!(operations.len(), 19, "{operations:?}");
+        for (method, path) in [
+            ("get", "/api/v1/process-templates"),
+            ("post", "/api/v1/process-templates"),
+            ("get", "/api/v1/process-templates/{id}"),
+            ("put", "/api/v1/process-templates/{id}"),
+            ("delete", "/api/v1/process-templates/{id}"),
+            ("get", "/api/v1/process-templates/{id}/tasks"),
+            ("post", "/api/v1/process-templates/{id}/publish"),
+            ("get", "/api/v1/process-runs"),
+            ("post", "/api/v1/process-runs"),
+            ("get", "/api/v1/process-runs/{id}"),
+            ("post", "/api/v1/process-runs/{id}/invite"),
+            ("delete", "/api/v1/process-runs/{id}/invite"),
+            ("get", "/api/v1/process-runs/{id}/tasks"),
+            ("get", "/api/v1/process-runs/{id}/tasks/{task_id}"),
+            ("patch", "/api/v1/process-runs/{id}/tasks/{task_id}"),
+            ("get", "/api/v1/openapi.json"),
+            ("get", "/healthz"),
+            ("get", "/readyz"),
+            ("get", "/instance/{run_id}"),
+        ] {
+            assert!(
+                operations.contains(&(method.to_owned(), path.to_owned())),
+                "{method} {path} missing"
+            );
+        }
+    }
+
+    #[test]
+    fn every_operation_has_an_id_a_success_and_its_errors() {
+        let document = document();
+        for (method, path) in operations(&document) {
+            let operation = &document["paths"][&path][&method];
+            assert!(operation["operationId"].is_string(), "{method} {path}");
+            let responses = operation["responses"].as_object().unwrap();
+            assert!(
+                responses.keys().any(|s| s.starts_with('2')),
+                "{method} {path}: no success"
+            );
+            assert!(responses.contains_key("500"), "{method} {path}: no 500");
+            let authenticated = path.starts_with("/api/v1/") && path != DOCUMENT_PATH;
+            assert_eq!(
+                operation["security"].is_array(),
+                authenticated,
+                "{method} {path}: security"
+            );
+            if authenticated {
+                for status in ["401", "403", "429", "503"] {
+                    assert!(responses.contains_key(status), "{method} {path}: {status}");
+                }
+            }
+            if operation["requestBody"].is_object() {
+                for status in ["400", "413", "415"] {
+                    assert!(responses.contains_key(status), "{method} {path}: {status}");
+                }
+                assert_eq!(operation["requestBody"]["required"], true);
+            }
+            if method == "post" && authenticated {
+                assert!(responses.contains_key("422"), "{method} {path}");
+                let parameters = operation["parameters"].as_array().unwrap();
+                assert!(
+                    parameters
+                        .iter()
+                        .any(|p| p["$ref"] == "#/components/parameters/Idempotency-Key"),
+                    "{method} {path}: no Idempotency-Key"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_reference_resolves() {
+        let document = document();
+        let text = serde_json::to_string(&document).unwrap();
+        for piece in text.split("\"$ref\":\"").skip(1) {
+            let reference = &piece[..piece.find('"').unwrap()];
+            let pointer = reference.strip_prefix('#').unwrap();
+            assert!(
+                document.pointer(pointer).is_some(),
+                "{reference} resolves to nothing"
+            );
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! The envelopes of spec 2.1 around each view, as named schemas: `{ "data": <object> }` and
+//! `{ "data": [...], "pagination": {...} }`. Only described, never built: the handlers answer
+//! through [`crate::views::data`] and [`crate::views::list`], whose shapes these are.
+
+use utoipa::ToSchema;
+
+use crate::views::{
+    CreatedRunView, Pagination, RunTaskListView, RunTaskView, RunView, ShareResultView,
+    TemplateListView, TemplateTaskView, TemplateView,
+};
+
+macro_rules! single {
+    ($(#[$doc:meta])* $name:ident, $view:ty) => {
+        $(#[$doc])*
+        #[derive(ToSchema)]
+        #[allow(dead_code, reason = "a schema only")]
+        pub(crate) struct $name {
+            data: $view,
+        }
+    };
+}
+
+macro_rules! list {
+    ($(#[$doc:meta])* $name:ident, $view:ty) => {
+        $(#[$doc])*
+        #[derive(ToSchema)]
+        #[allow(dead_code, reason = "a schema only")]
+        pub(crate) struct $name {
+            data: Vec<$view>,
+            pagination: Pagination,
+        }
+    };
+}
+
+single!(
+    /// `{"data": Template}`
+    TemplateData,
+    TemplateView<'static>
+);
+list!(
+    /// A page of templates.
+    TemplateList,
+    TemplateListView<'static>
+);
+list!(
+    /// A page of a template's tasks, by order.
+    TemplateTaskList,
+    TemplateTaskView<'static>
+);
+single!(
+    /// `{"data": Run}`
+    RunData,
+    RunView<'static>
+);
+single!(
+    /// `{"data": CreatedRun}`
+    CreatedRunData,
+    CreatedRunView<'static>
+);
+list!(
+    /// A page of runs, newest first.
+    RunList,
+    RunView<'static>
+);
+list!(
+    /// A page of a run's tasks, by order.
+    RunTaskList,
+    RunTaskListView<'static>
+);
+single!(
+    /// `{"data": RunTask}`
+    RunTaskData,
+    RunTaskView<'static>
+);
+single!(
+    /// `{"data": ShareResult}`
+    ShareResultData,
+    ShareResultView<'static>
+);

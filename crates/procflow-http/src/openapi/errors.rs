@@ -1,0 +1,347 @@
+//! The answers the annotations leave to one table: the error answers of each operation (API
+//! contract 1, as `error.rs` and the extractors produce them), the bearer scheme, the
+//! `Idempotency-Key` header of `POST` operations, and the headers every answer carries.
+
+use serde_json::{Map, Value, json};
+
+use super::DOCUMENT_PATH;
+
+/// An error answer: status, code, when it happens.
+type Case = (u16, &'static str, &'static str);
+
+const UNAUTHORIZED: Case = (
+    401,
+    "unauthorized",
+    "The API key is missing, malformed, unknown or revoked.",
+);
+const FORBIDDEN: Case = (403, "forbidden", "The team's subscription is not active.");
+const RATE_LIMITED: Case = (
+    429,
+    "rate_limited",
+    "Over the rate limit of the API key; retry after `Retry-After` seconds.",
+);
+const UNAVAILABLE: Case = (
+    503,
+    "unavailable",
+    "The database does not answer; retry after `Retry-After` seconds.",
+);
+const INTERNAL: Case = (
+    500,
+    "internal_error",
+    "An unexpected failure; details go to the log.",
+);
+const BAD_QUERY: Case = (
+    400,
+    "validation_error",
+    "A query parameter is unknown or invalid: `limit` outside 1..=100, a `cursor` that names no item of the list, a bad filter.",
+);
+const BAD_BODY: Case = (
+    400,
+    "validation_error",
+    "The body is not a JSON object, is malformed, has an unknown field or a field of the wrong type or value; the message names the field.",
+);
+const TOO_LARGE: Case = (
+    413,
+    "payload_too_large",
+    "The body is over the limit (1 MiB by default).",
+);
+const NOT_JSON: Case = (
+    415,
+    "unsupported_media_type",
+    "The body is not sent as `Content-Type: application/json`.",
+);
+const IN_FLIGHT: Case = (
+    409,
+    "idempotency_in_flight",
+    "A request with the same `Idempotency-Key` is still running.",
+);
+const BAD_KEY: Case = (
+    400,
+    "validation_error",
+    "The `Idempotency-Key` is not one header of 1 to 255 visible ASCII characters.",
+);
+const KEY_REUSED: Case = (
+    422,
+    "idempotency_key_reused",
+    "The `Idempotency-Key` was used before with another body.",
+);
+
+/// The errors particular to one operation, by operation id.
+fn particular(operation_id: &str) -> &'static [Case] {
+    const TEMPLATE: Case = (
+        404,
+        "not_found",
+        "No such process template (or it is another team's, archived, or the id is no id).",
+    );
+    const RUN: Case = (
+        404,
+        "not_found",
+        "No such process run (or it is another team's, or the id is no id).",
+    );
+    const TASK: Case = (
+        404,
+        "not_found",
+        "No such process run or task (or it is another team's, or an id is no id).",
+    );
+    match operation_id {
+        "getTemplate" | "archiveTemplate" | "listTemplateTasks" => &[TEMPLATE],
+        "replaceTemplate" => &[
+            TEMPLATE,
+            (
+                409,
+                "template_published",
+                "The template is published: unpublish it first.",
+            ),
+        ],
+        "publishTemplate" => &[
+            TEMPLATE,
+            (
+                400,
+                "validation_error",
+                "Publishing a template that has no task.",
+            ),
+        ],
+        "createTemplate" => &[(
+            400,
+            "validation_error",
+            "The document breaks a rule (blank title, options on an element that has none, a duplicate id, ...); the message names the path at fault, such as `sections[0].tasks[1].custom_elements[0].options`.",
+        )],
+        "createRun" => &[
+            (
+                404,
+                "not_found",
+                "No such process template (or the `template_id` is no id).",
+            ),
+            (
+                409,
+                "template_not_published",
+                "The template is not published.",
+            ),
+            (
+                400,
+                "validation_error",
+                "A bad `due_date`, or a pre-filled value that is invalid for its element or names no task or element of the template.",
+            ),
+        ],
+        "getRun" | "listRunTasks" | "stopSharing" => &[RUN],
+        "inviteGuest" => &[
+            RUN,
+            (
+                409,
+                "guest_is_team_member",
+                "The email is a team member's: use `actor_email` on Create a run instead.",
+            ),
+            (
+                409,
+                "guest_already_invited",
+                "The run already has another guest.",
+            ),
+            (
+                400,
+                "validation_error",
+                "An email that is no email, or `reminder_days` outside 1..=365.",
+            ),
+        ],
+        "getRunTask" => &[TASK],
+        "updateRunTask" => &[
+            TASK,
+            (
+                409,
+                "run_completed",
+                "The run is completed: its tasks cannot change.",
+            ),
+            (
+                400,
+                "validation_error",
+                "A value invalid for its element (a dropdown or multichoice value not in its options: the message lists them), a display-only element written, an unknown element, skipping an essential task, `completed` and `skipped` both true, a decision on a task that is no approval, an assignee that is neither a member nor an email.",
+            ),
+        ],
+        "readiness" => &[UNAVAILABLE],
+        _ => &[],
+    }
+}
+
+/// The errors of an operation: the particular ones, then those its traits bring.
+fn cases(method: &str, path: &str, operation: &Value) -> Vec<Case> {
+    let operation_id = operation["operationId"].as_str().unwrap_or_default();
+    let mut cases = particular(operation_id).to_vec();
+    let has_query = operation["parameters"]
+        .as_array()
+        .is_some_and(|p| p.iter().any(|p| p["in"] == "query"));
+    if has_query && path.starts_with("/api/") {
+        cases.push(BAD_QUERY);
+    }
+    if operation["requestBody"].is_object() {
+        cases.extend([BAD_BODY, TOO_LARGE, NOT_JSON]);
+    }
+    if authenticated(path) {
+        cases.extend([UNAUTHORIZED, FORBIDDEN, RATE_LIMITED, UNAVAILABLE]);
+        if method == "post" {
+            cases.extend([BAD_KEY, IN_FLIGHT, KEY_REUSED]);
+        }
+    }
+    cases.push(INTERNAL);
+    cases
+}
+
+fn authenticated(path: &str) -> bool {
+    path.starts_with("/api/v1/") && path != DOCUMENT_PATH
+}
+
+/// A header the answers it is listed on always carry.
+fn header(description: &str, schema: Value) -> Value {
+    json!({"description": description, "required": true, "schema": schema})
+}
+
+/// The reusable headers.
+fn headers() -> Value {
+    json!({
+        "X-Request-Id": header("The request's id, also in the log.", json!({"type": "string"})),
+        "RateLimit-Limit": header("Requests accepted per API key in any rolling minute.", json!({"type": "integer", "minimum": 0})),
+        "RateLimit-Remaining": header("Requests the key may still make in the current window.", json!({"type": "integer", "minimum": 0})),
+        "RateLimit-Reset": header("Seconds until the window frees a request.", json!({"type": "integer", "minimum": 0})),
+        "Retry-After": header("Seconds to wait before retrying.", json!({"type": "integer", "minimum": 1})),
+        "WWW-Authenticate": header("`Bearer`.", json!({"type": "string"})),
+        "Idempotency-Replayed": {
+            "description": "`true` on an answer replayed for a repeated `Idempotency-Key`.",
+            "required": false,
+            "schema": {"type": "string", "enum": ["true"]},
+        },
+    })
+}
+
+fn header_ref(name: &str) -> Value {
+    json!({"$ref": format!("#/components/headers/{name}")})
+}
+
+/// One response for every case of a status: its codes listed, one example per code.
+fn error_response(status: u16, cases: &[&Case]) -> Value {
+    let description = cases
+        .iter()
+        .map(|(_, code, why)| format!("`{code}`: {why}"))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let mut examples = Map::new();
+    for (_, code, why) in cases {
+        if !examples.contains_key(*code) {
+            examples.insert(
+                (*code).to_owned(),
+                json!({"summary": why, "value": {"error": {"code": code, "message": why}}}),
+            );
+        }
+    }
+    // `RateLimit-*` only on answers that are sure to have been admitted: an error may come
+    // before the key is (a body refused while the key is being checked, say).
+    let mut headers = Map::new();
+    headers.insert("X-Request-Id".into(), header_ref("X-Request-Id"));
+    match status {
+        401 => {
+            headers.insert("WWW-Authenticate".into(), header_ref("WWW-Authenticate"));
+        }
+        429 => {
+            for name in [
+                "Retry-After",
+                "RateLimit-Limit",
+                "RateLimit-Remaining",
+                "RateLimit-Reset",
+            ] {
+                headers.insert(name.into(), header_ref(name));
+            }
+        }
+        503 => {
+            headers.insert("Retry-After".into(), header_ref("Retry-After"));
+        }
+        _ => {}
+    }
+    json!({
+        "description": description,
+        "headers": headers,
+        "content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/Error"},
+            "examples": examples,
+        }},
+    })
+}
+
+/// Adds the shared answers, headers, parameters and security to utoipa's document.
+pub(super) fn complete(document: &mut Value) {
+    let components = &mut document["components"];
+    components["headers"] = headers();
+    components["securitySchemes"] = json!({"bearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "bearerFormat": "pf_live_<random>",
+        "description": "An API key of the team: `Authorization: Bearer <API key>`.",
+    }});
+    components["parameters"] = json!({"Idempotency-Key": {
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": false,
+        "description": "Makes a retry safe: a second request with the same key and body (same team, within 24 hours) gets the first one's answer (status and body) replayed; with another body 422 `idempotency_key_reused`; while the first is still running 409 `idempotency_in_flight`.",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
+    }});
+    // utoipa leaves `deny_unknown_fields` of an internally tagged enum out of its variants.
+    if let Some(variants) = document["components"]["schemas"]["DueDateRule"]["oneOf"].as_array_mut()
+    {
+        for variant in variants {
+            variant["additionalProperties"] = json!(false);
+        }
+    }
+    let Some(paths) = document["paths"].as_object_mut() else {
+        return;
+    };
+    for (path, item) in paths.iter_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for (method, operation) in item.iter_mut() {
+            complete_operation(method, path, operation);
+        }
+    }
+}
+
+fn complete_operation(method: &str, path: &str, operation: &mut Value) {
+    let authenticated = authenticated(path);
+    let cases = cases(method, path, operation);
+    if authenticated {
+        operation["security"] = json!([{"bearer": []}]);
+        if method == "post" {
+            let parameter = json!({"$ref": "#/components/parameters/Idempotency-Key"});
+            match operation["parameters"].as_array_mut() {
+                Some(parameters) => parameters.push(parameter),
+                None => operation["parameters"] = json!([parameter]),
+            }
+        }
+    }
+    if let Some(body) = operation.get_mut("requestBody") {
+        body["required"] = json!(true);
+    }
+    let Some(responses) = operation["responses"].as_object_mut() else {
+        return;
+    };
+    for response in responses.values_mut() {
+        let headers = &mut response["headers"];
+        if !headers.is_object() {
+            *headers = json!({});
+        }
+        headers["X-Request-Id"] = header_ref("X-Request-Id");
+        if authenticated {
+            for name in ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] {
+                headers[name] = header_ref(name);
+            }
+            if method == "post" {
+                headers["Idempotency-Replayed"] = header_ref("Idempotency-Replayed");
+            }
+        }
+    }
+    let mut statuses: Vec<u16> = cases.iter().map(|c| c.0).collect();
+    statuses.sort_unstable();
+    statuses.dedup();
+    for status in statuses {
+        let of_status: Vec<&Case> = cases.iter().filter(|c| c.0 == status).collect();
+        let key = status.to_string();
+        if !responses.contains_key(&key) {
+            responses.insert(key, error_response(status, &of_status));
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! `IdempotencyStore`: a key is claimed once, replays its response, refuses another request,
+//! is released on abandon, expires after its TTL, belongs to one team, and exactly one of
+//! many concurrent claims wins, across instances.
+#![allow(clippy::unwrap_used, reason = "helpers of a test fail loudly")]
+
+use std::sync::Arc;
+
+use procflow_domain::ids::TeamId;
+use procflow_domain::ports::{IdempotencyBegin, IdempotencyStore, StoredResponse};
+use procflow_postgres::{PgStore, PoolConfig};
+use time::macros::datetime;
+use time::{Duration, OffsetDateTime};
+
+use super::support::env;
+
+const T0: OffsetDateTime = datetime!(2026-03-01 9:00 UTC);
+const TTL: Duration = Duration::hours(24);
+const FIRST: [u8; 32] = [1; 32];
+const SECOND: [u8; 32] = [2; 32];
+
+async fn begin(
+    store: &PgStore,
+    team: TeamId,
+    key: &str,
+    hash: &[u8; 32],
+    now: OffsetDateTime,
+) -> IdempotencyBegin {
+    store.begin(team, key, hash, now, TTL).await.unwrap()
+}
+
+fn created(body: &str) -> StoredResponse {
+    StoredResponse {
+        status: 201,
+        body: body.as_bytes().to_vec(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_request_is_replayed_to_the_same_request() {
+    let env = env().await;
+    let (store, team) = (&env.store, env.team.id);
+
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, T0).await,
+        IdempotencyBegin::Started
+    );
+    store
+        .finish(team, "k1", &created(r#"{"data":1}"#), T0)
+        .await
+        .unwrap();
+
+    for later in [Duration::seconds(1), Duration::hours(23)] {
+        assert_eq!(
+            begin(store, team, "k1", &FIRST, T0 + later).await,
+            IdempotencyBegin::Replay(created(r#"{"data":1}"#))
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_response_is_kept_and_replayed_with_its_status() {
+    let env = env().await;
+    let (store, team) = (&env.store, env.team.id);
+    let refused = StoredResponse {
+        status: 400,
+        body: b"{\"error\":{}}".to_vec(),
+    };
+
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, T0).await,
+        IdempotencyBegin::Started
+    );
+    store.finish(team, "k1", &refused, T0).await.unwrap();
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, T0).await,
+        IdempotencyBegin::Replay(refused)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_key_with_another_request_is_a_mismatch_in_flight_or_finished() {
+    let env = env().await;
+    let (store, team) = (&env.store, env.team.id);
+
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, T0).await,
+        IdempotencyBegin::Started
+    );
+    assert_eq!(
+        begin(store, team, "k1", &SECOND, T0).await,
+        IdempotencyBegin::Mismatch
+    );
+    store.finish(team, "k1", &created("{}"), T0).await.unwrap();
+    assert_eq!(
+        begin(store, team, "k1", &SECOND, T0).await,
+        IdempotencyBegin::Mismatch
+    );
+    // The mismatch changed nothing: the first request is still replayed.
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, T0).await,
+        IdempotencyBegin::Replay(created("{}"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_whose_request_is_running_is_in_flight() {
+    let env = env().await;
+    let (store, team) = (&env.store, env.team.id);
+
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, T0).await,
+        IdempotencyBegin::Started
+    );
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, T0 + Duration::seconds(5)).await,
+        IdempotencyBegin::InFlight
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abandoned_key_starts_again_and_any_request_may_claim_it() {
+    let env = env().await;
+    let (store, team) = (&env.store, env.team.id);
+
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, T0).await,
+        IdempotencyBegin::Started
+    );
+    store.abandon(team, "k1").await.unwrap();
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, T0).await,
+        IdempotencyBegin::Started
+    );
+    store.abandon(team, "k1").await.unwrap();
+    assert_eq!(
+        begin(store, team, "k1", &SECOND, T0).await,
+        IdempotencyBegin::Started
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn abandon_does_not_release_a_finished_key() {
+    let env = env().await;
+    let (store, team) = (&env.store, env.team.id);
+
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, T0).await,
+        IdempotencyBegin::Started
+    );
+    store.finish(team, "k1", &created("{}"), T0).await.unwrap();
+    store.abandon(team, "k1").await.unwrap();
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, T0).await,
+        IdempotencyBegin::Replay(created("{}"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_older_than_the_ttl_counts_as_absent() {
+    let env = env().await;
+    let (store, team) = (&env.store, env.team.id);
+
+    assert_eq!(
+        begin(store, team, "done", &FIRST, T0).await,
+        IdempotencyBegin::Started
+    );
+    store
+        .finish(team, "done", &created("old"), T0)
+        .await
+        .unwrap();
+    assert_eq!(
+        begin(store, team, "stuck", &FIRST, T0).await,
+        IdempotencyBegin::Started
+    );
+
+    // At exactly the TTL the records still hold.
+    assert_eq!(
+        begin(store, team, "done", &FIRST, T0 + TTL).await,
+        IdempotencyBegin::Replay(created("old"))
+    );
+    assert_eq!(
+        begin(store, team, "stuck", &FIRST, T0 + TTL).await,
+        IdempotencyBegin::InFlight
+    );
+
+    // Past it, a finished, an in-flight and a mismatching request all start afresh.
+    let later = T0 + TTL + Duration::seconds(1);
+    assert_eq!(
+        begin(store, team, "done", &SECOND, later).await,
+        IdempotencyBegin::Started
+    );
+    assert_eq!(
+        begin(store, team, "stuck", &FIRST, later).await,
+        IdempotencyBegin::Started
+    );
+    // The replacement is a fresh record: in flight, for the new request, from `later`.
+    assert_eq!(
+        begin(store, team, "done", &SECOND, later + TTL).await,
+        IdempotencyBegin::InFlight
+    );
+    store
+        .finish(team, "done", &created("new"), later)
+        .await
+        .unwrap();
+    assert_eq!(
+        begin(store, team, "done", &SECOND, later).await,
+        IdempotencyBegin::Replay(created("new"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_teams_with_the_same_key_are_independent() {
+    let env = env().await;
+    let (store, team, other) = (&env.store, env.team.id, env.other.id);
+
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, T0).await,
+        IdempotencyBegin::Started
+    );
+    assert_eq!(
+        begin(store, other, "k1", &SECOND, T0).await,
+        IdempotencyBegin::Started
+    );
+    store.finish(other, "k1", &created("b"), T0).await.unwrap();
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, T0).await,
+        IdempotencyBegin::InFlight,
+        "finishing the other team's key left this one in flight"
+    );
+    store.abandon(team, "k1").await.unwrap();
+    assert_eq!(
+        begin(store, other, "k1", &SECOND, T0).await,
+        IdempotencyBegin::Replay(created("b")),
+        "abandoning this team's key left the other's"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn of_50_concurrent_begins_from_two_instances_exactly_one_starts() {
+    let env = env().await;
+    let team = env.team.id;
+    let instances: Vec<Arc<PgStore>> = (0..2)
+        .map(|_| {
+            Arc::new(
+                PgStore::new(&PoolConfig {
+                    max_size: 25,
+                    ..PoolConfig::new(env.db.url())
+                })
+                .unwrap(),
+            )
+        })
+        .collect();
+
+    // A fresh key, then the same key again once its record expired: both races have one winner.
+    for now in [T0, T0 + TTL + Duration::seconds(1)] {
+        let calls: Vec<_> = (0..50)
+            .map(|i| {
+                let store = Arc::clone(&instances[i % 2]);
+                tokio::spawn(async move { store.begin(team, "race", &FIRST, now, TTL).await })
+            })
+            .collect();
+        let mut started = 0;
+        for call in calls {
+            match call.await.unwrap().unwrap() {
+                IdempotencyBegin::Started => started += 1,
+                IdempotencyBegin::InFlight => {}
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert_eq!(started, 1, "exactly one begin started at {now}");
+    }
+}

@@ -1,0 +1,545 @@
+#!/usr/bin/env bash
+# `make bench`: procflow's throughput and latency beside the SQL floor of the same work.
+#
+# Builds procflow in release, starts a PostgreSQL of its own (default durability: fsync and
+# synchronous_commit on) in a temporary directory on a free port, migrates, seeds (1,000,000
+# runs in one team, set-based SQL), starts the server, drives it with wrk from a separate
+# process, runs the pgbench floor scripts of bench/sql on the same database, prints a Markdown
+# table and writes it to target/bench/report.md. Every process it starts is stopped on exit,
+# failure or Ctrl-C included.
+#
+# Settings (environment):
+#   BENCH_SECONDS      length of each measured run, in seconds (default 10)
+#   BENCH_BIG_RUNS     runs seeded in the big team (default 1000000)
+#   BENCH_GROWTH_RUNS  runs after which create-run is measured again (default 100000)
+#   BENCH_BIN          use this procflow binary instead of building one (no cargo build)
+#   BENCH_KEEP=1       keep the temporary directory (database, logs) after the run
+#   PROCFLOW_PG_BIN    directory of initdb/pg_ctl/pgbench (default: the highest
+#                      /usr/lib/postgresql/*/bin)
+#   CARGO              cargo command (default cargo)
+#
+# Docs: bench/README.md (what each scenario does, the shortcuts), docs/performance.md (how to
+# read the table, the latest one).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BENCH="$ROOT/bench"
+CARGO="${CARGO:-cargo}"
+SECS="${BENCH_SECONDS:-10}"
+BIG_RUNS="${BENCH_BIG_RUNS:-1000000}"
+GROWTH_RUNS="${BENCH_GROWTH_RUNS:-100000}"  # create-run throughput is measured again after this many runs
+SMALL_RUNS=10000            # the list page is measured on a team of this many runs too
+NKEYS=1000                  # API keys per team the load goes round-robin over
+RATE_LIMIT=1000000          # PROCFLOW_RATE_LIMIT_PER_MINUTE of the measured server
+TASK_POOL_RUNS=2000         # 50-task runs whose tasks scenario 2 completes (x49 tasks usable)
+FLOOR_POOL_RUNS=2000        # the same for its SQL floor
+SMALL_TASK_RUNS=8000        # 5-task runs (x4 tasks usable) for the task-update growth row
+LARGE_TASK_RUNS=80          # 500-task runs (x499 tasks usable)
+
+STARTED=$(date +%s)
+OUT_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+case "$OUT_DIR" in /*) ;; *) OUT_DIR="$ROOT/$OUT_DIR" ;; esac
+OUT="$OUT_DIR/bench"
+REPORT="$OUT/report.md"
+mkdir -p "$OUT"
+LOG="$OUT/bench.log"
+: >"$LOG"
+
+say() { printf '[bench %4ss] %s\n' "$(($(date +%s) - STARTED))" "$*" | tee -a "$LOG" >&2; }
+die() { say "FAILED: $*"; exit 1; }
+is_root() { [ "$(id -u)" -eq 0 ]; }
+as_owner() { if is_root; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+# ---------------------------------------------------------------------------------------------
+# Clean-up: everything this script starts is stopped here, whatever happens.
+TMP=""
+PG_STARTED=""
+PIDS=()
+cleanup() {
+  local status=$?
+  set +e
+  for pid in "${PIDS[@]}"; do
+    kill -INT "$pid" 2>/dev/null
+  done
+  for pid in "${PIDS[@]}"; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null
+  done
+  if [ -n "$PG_STARTED" ]; then
+    as_owner "$PG_BIN/pg_ctl" stop -D "$TMP/pg" -m immediate >/dev/null 2>&1
+  fi
+  if [ -n "$TMP" ] && [ -d "$TMP" ]; then
+    mkdir -p "$OUT/logs"
+    cp "$TMP"/*.log "$TMP"/run/*.log "$OUT/logs/" 2>/dev/null
+    if [ "${BENCH_KEEP:-0}" = 1 ]; then
+      say "kept $TMP"
+    else
+      rm -rf "$TMP"
+    fi
+  fi
+  [ $status -ne 0 ] && say "stopped with status $status; logs in ${OUT#"$ROOT"/}/"
+  exit $status
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------------------------------------
+# Tools.
+pg_bin() {
+  if [ -n "${PROCFLOW_PG_BIN:-}" ]; then printf '%s' "$PROCFLOW_PG_BIN"; return; fi
+  local dir
+  dir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)"
+  [ -n "$dir" ] && [ -x "$dir/initdb" ] || die "PostgreSQL server binaries not found: run 'make postgres-tools' or set PROCFLOW_PG_BIN"
+  printf '%s' "$dir"
+}
+
+ensure_tools() {
+  "$ROOT/scripts/ensure-postgres.sh" >/dev/null
+  PG_BIN="$(pg_bin)"
+  [ -x "$PG_BIN/pgbench" ] || die "pgbench is missing from $PG_BIN"
+  if ! command -v wrk >/dev/null; then
+    say "installing wrk (apt-get)"
+    local sudo=""
+    is_root || sudo="sudo"
+    { $sudo apt-get install -y wrk || { $sudo apt-get update && $sudo apt-get install -y wrk; }; } \
+      >>"$LOG" 2>&1 || die "cannot install wrk (apt-get install -y wrk)"
+  fi
+  command -v curl >/dev/null || die "curl is needed"
+}
+
+free_port() {
+  local port
+  for _ in $(seq 100); do
+    port=$((20000 + RANDOM % 30000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      printf '%s' "$port"
+      return
+    fi
+  done
+  die "no free port found"
+}
+
+# ---------------------------------------------------------------------------------------------
+# PostgreSQL of our own.
+start_postgres() {
+  TMP="$(mktemp -d /tmp/procflow-bench.XXXXXX)"
+  chmod 755 "$TMP"
+  mkdir -p "$TMP/pg" "$TMP/run"
+  if is_root; then chown postgres:postgres "$TMP/pg" "$TMP/run"; fi
+  chmod 700 "$TMP/pg"
+  PG_PORT="$(free_port)"
+  as_owner "$PG_BIN/initdb" -D "$TMP/pg" -U postgres --auth=trust -E UTF8 --locale=C \
+    >"$TMP/initdb.log" 2>&1 || { cat "$TMP/initdb.log" >&2; die "initdb failed"; }
+  cat >>"$TMP/pg/postgresql.conf" <<EOF
+
+# procflow bench: a throwaway server on 127.0.0.1. Durability is PostgreSQL's default, written
+# out for the record; memory is sized for a 1,000,000-run team.
+listen_addresses = '127.0.0.1'
+port = $PG_PORT
+unix_socket_directories = '$TMP/run'
+fsync = on
+synchronous_commit = on
+full_page_writes = on
+shared_buffers = 512MB
+max_wal_size = 4GB
+max_connections = 100
+EOF
+  as_owner "$PG_BIN/pg_ctl" start -D "$TMP/pg" -l "$TMP/run/postgres.log" -w -t 60 >/dev/null ||
+    { tail -n 20 "$TMP/run/postgres.log" >&2; die "PostgreSQL did not start"; }
+  PG_STARTED=1
+  DB_URL="postgres://postgres@127.0.0.1:$PG_PORT/procflow"
+  "$PG_BIN/psql" -X -q -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -c "CREATE DATABASE procflow" >/dev/null
+}
+
+sql() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PG_PORT" -U postgres -d procflow "$@"; }
+
+# Seconds (with decimals) a command takes.
+timed() {
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$@" >>"$LOG"
+  t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# ---------------------------------------------------------------------------------------------
+# procflow.
+build() {
+  if [ -n "${BENCH_BIN:-}" ]; then
+    BIN="$BENCH_BIN"
+    BUILD_NOTE="binary $BIN (BENCH_BIN, not built by the bench)"
+    say "using $BIN (BENCH_BIN, no build)"
+  else
+    say "building procflow (release)"
+    (cd "$ROOT" && "$CARGO" build --release -p procflow-server --bin procflow) >>"$LOG" 2>&1 ||
+      { tail -n 30 "$LOG" >&2; die "cargo build --release failed (full output in ${LOG#"$ROOT"/})"; }
+    BIN="$OUT_DIR/release/procflow"
+    local commit
+    commit="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo 'unknown commit')"
+    if [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no -- crates Cargo.toml Cargo.lock 2>/dev/null)" ]; then
+      commit="$commit with uncommitted changes"
+    fi
+    BUILD_NOTE="procflow $commit, release build"
+  fi
+  [ -x "$BIN" ] || die "no binary at $BIN"
+}
+
+field() { sed -nE "s/.*\"$1\"[[:space:]]*:[[:space:]]*\"?([^\",}]*)\"?.*/\\1/p" <<<"$2"; }
+
+admin() {
+  local out
+  out="$(DATABASE_URL="$DB_URL" RUST_LOG=warn "$BIN" admin "$@")" || die "procflow admin $1: $out"
+  printf '%s' "$out"
+}
+
+# start_server <port> <rate limit> <log name>: sets SERVER_PID
+start_server() {
+  local port="$1" limit="$2" name="$3"
+  DATABASE_URL="$DB_URL" PROCFLOW_BIND="127.0.0.1:$port" PROCFLOW_RATE_LIMIT_PER_MINUTE="$limit" \
+    RUST_LOG=warn "$BIN" serve >"$TMP/$name.log" 2>&1 &
+  SERVER_PID=$!
+  PIDS+=("$SERVER_PID")
+  for _ in $(seq 100); do
+    if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ]; then
+      return
+    fi
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$TMP/$name.log" >&2; die "the server stopped"; }
+    sleep 0.1
+  done
+  die "the server on port $port is not ready after 10 s"
+}
+
+rss_kib() { awk -v f="$2" '$1 == f":" { print $2 }' "/proc/$1/status"; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+# ---------------------------------------------------------------------------------------------
+# Measuring. Results go to $OUT/results.tsv: key, requests/s, p50 ms, p99 ms, errors.
+RESULTS="$OUT/results.tsv"
+
+record() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$RESULTS"; }
+result() { awk -F'\t' -v k="$1" -v c="$2" '$1 == k { v = $c } END { print v }' "$RESULTS"; }
+
+# load <key> <connections> <script> <args...>: wrk on the main server. Sets NEXT.
+load() {
+  local key="$1" conns="$2" script="$3" port="${LOAD_PORT:-$PORT}"
+  shift 3
+  local threads=$((conns < 2 ? conns : 2)) out line
+  out="$(wrk -t"$threads" -c"$conns" -d"${SECS}s" --timeout 5s -s "$BENCH/wrk/$script" \
+    "http://127.0.0.1:$port" -- "$@" 2>&1)" || { printf '%s\n' "$out" >&2; die "wrk failed ($key)"; }
+  printf '== wrk %s\n%s\n' "$key" "$out" >>"$LOG"
+  line="$(grep '^BENCH ' <<<"$out" | tail -n 1)"
+  [ -n "$line" ] || { printf '%s\n' "$out" >&2; die "wrk printed no result ($key)"; }
+  local requests duration p50 p99 errors unexpected
+  requests=$(sed -E 's/.* requests=([0-9]+).*/\1/' <<<"$line")
+  duration=$(sed -E 's/.* duration_us=([0-9]+).*/\1/' <<<"$line")
+  p50=$(sed -E 's/.* p50_us=([0-9]+).*/\1/' <<<"$line")
+  p99=$(sed -E 's/.* p99_us=([0-9]+).*/\1/' <<<"$line")
+  errors=$(sed -E 's/.* errors=([0-9]+).*/\1/' <<<"$line")
+  unexpected=$(sed -E 's/.* unexpected=([0-9]+).*/\1/' <<<"$line")
+  NEXT=$(sed -E 's/.* next=([0-9]+).*/\1/' <<<"$line")
+  [ "$script" = limited.lua ] && errors="$unexpected"
+  record "$key" \
+    "$(awk -v r="$requests" -v d="$duration" 'BEGIN { printf "%.0f", r / (d / 1e6) }')" \
+    "$(awk -v v="$p50" 'BEGIN { printf "%.2f", v / 1000 }')" \
+    "$(awk -v v="$p99" 'BEGIN { printf "%.2f", v / 1000 }')" \
+    "$errors"
+  say "  $key: $(result "$key" 2) req/s, p50 $(result "$key" 3) ms, p99 $(result "$key" 4) ms, errors $(result "$key" 5)"
+}
+
+# floor <key> <connections> <script> <-D name=value...>: pgbench. Sets NEXT (for counters).
+floor() {
+  local key="$1" conns="$2" script="$3"
+  shift 3
+  local prefix="$TMP/pgbench_${key//[^a-z0-9]/_}" out
+  rm -f "$prefix".*
+  out="$("$PG_BIN/pgbench" -n -M prepared -c "$conns" -j 2 -T "$SECS" -f "$BENCH/sql/$script" \
+    -l --log-prefix="$prefix" -h 127.0.0.1 -p "$PG_PORT" -U postgres \
+    -D team="$TEAM" -D key_tag=1 -D nkeys="$NKEYS" -D limit="$RATE_LIMIT" -D clients="$conns" \
+    -D i=0 "$@" procflow 2>&1)" || true
+  printf '== pgbench %s\n%s\n' "$key" "$out" >>"$LOG"
+  local tps failed aborted pcts
+  tps="$(sed -nE 's/^tps = ([0-9.]+) \(without initial connection time\)/\1/p' <<<"$out")"
+  [ -n "$tps" ] || { printf '%s\n' "$out" | tail -n 20 >&2; die "pgbench printed no tps ($key)"; }
+  failed="$(sed -nE 's/^number of failed transactions: ([0-9]+).*/\1/p' <<<"$out")"
+  aborted="$(grep -c 'aborted' <<<"$out" || true)"
+  pcts="$(cat "$prefix".* | awk '{ print $3 }' | sort -n |
+    awk '{ v[NR] = $1 } END { i50 = int(NR * 0.50); i99 = int(NR * 0.99); if (i50 < 1) i50 = 1; if (i99 < 1) i99 = 1;
+           printf "%.2f %.2f", v[i50] / 1000, v[i99] / 1000 }')"
+  NEXT="$(cat "$prefix".* | awk -v c="$conns" 'BEGIN { m = 0 } $2 > m { m = $2 } END { print (m + 2) * c }')"
+  record "$key" "$(printf '%.0f' "$tps")" "${pcts% *}" "${pcts#* }" "$((${failed:-0} + aborted))"
+  say "  $key: $(result "$key" 2) tx/s, p50 $(result "$key" 3) ms, p99 $(result "$key" 4) ms, errors $(result "$key" 5)"
+}
+
+# ---------------------------------------------------------------------------------------------
+main() {
+  ensure_tools
+  build
+  : >"$RESULTS"
+  say "starting PostgreSQL $("$PG_BIN/postgres" --version | awk '{ print $3 }') (fsync on, synchronous_commit on)"
+  start_postgres
+  say "migrating"
+  DATABASE_URL="$DB_URL" RUST_LOG=warn "$BIN" migrate >>"$LOG" || die "migrate failed"
+
+  say "seeding the teams, templates (5, 50 and 500 tasks x 3 fields) and API keys"
+  local out admin_id small_team small_admin
+  out="$(admin create-team --name "Bench big" --base-url http://127.0.0.1:1 \
+    --admin-email admin@big.bench --admin-name Admin)"
+  TEAM="$(field team_id "$out")"; admin_id="$(field admin_user_id "$out")"
+  out="$(admin create-team --name "Bench small" --base-url http://127.0.0.1:1 \
+    --admin-email admin@small.bench --admin-name Admin)"
+  small_team="$(field team_id "$out")"; small_admin="$(field admin_user_id "$out")"
+  local n
+  for n in 5 50 500; do "$BENCH/gen-template.sh" "$n" >"$TMP/template-$n.json"; done
+  TPL50="$(field template_id "$(admin import-template --team "$TEAM" "$TMP/template-50.json" --publish)")"
+  TPL5="$(field template_id "$(admin import-template --team "$TEAM" "$TMP/template-5.json" --publish)")"
+  TPL500="$(field template_id "$(admin import-template --team "$TEAM" "$TMP/template-500.json" --publish)")"
+  SMALL_TPL="$(field template_id "$(admin import-template --team "$small_team" "$TMP/template-50.json" --publish)")"
+  LIMITED_KEY="$(field key "$(admin create-api-key --team "$TEAM" --admin-email admin@big.bench --name limited)")"
+  sql -f "$BENCH/seed.sql" >>"$LOG"
+  sql -c "SELECT bench.make_keys('$TEAM', '$admin_id', 1, $NKEYS), bench.make_keys('$small_team', '$small_admin', 2, $NKEYS)" >/dev/null
+  for ((n = 1; n <= NKEYS; n++)); do echo "pf_live_bench_1_$n"; done >"$TMP/keys-big.txt"
+  for ((n = 1; n <= NKEYS; n++)); do echo "pf_live_bench_2_$n"; done >"$TMP/keys-small.txt"
+  # The create body: 5 values pre-filled, the first field (shortText) of the first 5 tasks.
+  sql -c "SELECT json_build_object('template_id', '$TPL50', 'name', 'Bench run',
+            'custom_elements', json_agg(json_build_object('task_id', id,
+              'element_id', custom_elements->0->>'id', 'value', 'Prefilled ' || position) ORDER BY position))
+          FROM (SELECT * FROM template_tasks WHERE template_id = '$TPL50' ORDER BY position LIMIT 5) t" \
+    >"$TMP/create-body.json"
+
+  PORT="$(free_port)"
+  say "starting procflow serve on 127.0.0.1:$PORT (PROCFLOW_RATE_LIMIT_PER_MINUTE=$RATE_LIMIT, pool and workers default)"
+  start_server "$PORT" "$RATE_LIMIT" server
+  MAIN_PID=$SERVER_PID
+  sleep 1
+  RSS_IDLE=$(rss_kib "$MAIN_PID" VmRSS)
+
+  # Run ids of the seeded pools: pool `tag` holds run i at millisecond base + i (see seed.sql).
+  BASE_MS=$(sql -c "SELECT bench.ms(now() - interval '40 days')")
+  local big_ms=$BASE_MS svc_ms=$((BASE_MS + 2000000)) floor_ms=$((BASE_MS + 3000000))
+  local t5_ms=$((BASE_MS + 4000000)) t500_ms=$((BASE_MS + 5000000)) lt_ms=$((BASE_MS + 6000000))
+
+  # 1. Create a run, on a fresh database.
+  say "scenario 1: create a run (fresh database)"
+  LOAD_SECS_SAVE=$SECS; SECS=2; load warmup 4 create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"; SECS=$LOAD_SECS_SAVE
+  load create.svc.4 4 create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"
+  load create.svc.16 16 create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"
+  floor create.sql.4 4 create_run.sql -D tpl="$TPL50" -D base="$(date +%s%3N)" -D ctag=16
+  floor create.sql.16 16 create_run.sql -D tpl="$TPL50" -D base="$(date +%s%3N)" -D ctag=32
+  RUNS_FRESH_END=$(sql -c "SELECT count(*) FROM runs")
+
+  say "seeding $GROWTH_RUNS runs (set-based SQL, with their sections)"
+  SEED_100K=$(timed sql -c "SELECT bench.seed_runs('$TEAM', '$TPL50', 1, $GROWTH_RUNS, $big_ms, false)")
+  sql -c "ANALYZE" >/dev/null
+  say "  seeded in $SEED_100K s"
+  say "growth: create a run after $GROWTH_RUNS runs"
+  load create100k.svc.4 4 create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"
+  load create100k.svc.16 16 create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"
+
+  say "seeding the rest: $((BIG_RUNS - GROWTH_RUNS)) runs, a team of $SMALL_RUNS, task pools"
+  # Three sessions at once (two halves of the big team's runs, then everything else): the
+  # seed is bound by WAL flushes and index maintenance more than by one core.
+  local rest=$((BIG_RUNS - GROWTH_RUNS)) half seed_pids=() t0
+  half=$((rest / 2))
+  t0=$(date +%s.%N)
+  sql -c "SELECT bench.seed_runs('$TEAM', '$TPL50', 1, $half, $((big_ms + GROWTH_RUNS)), false)" >>"$LOG" &
+  seed_pids+=($!)
+  sql -c "SELECT bench.seed_runs('$TEAM', '$TPL50', 1, $((rest - half)), $((big_ms + GROWTH_RUNS + half)), false)" >>"$LOG" &
+  seed_pids+=($!)
+  sql -c "SELECT bench.seed_runs('$small_team', '$SMALL_TPL', 2, $SMALL_RUNS, $big_ms, false),
+    bench.seed_runs('$TEAM', '$TPL50', 3, $TASK_POOL_RUNS, $svc_ms, true),
+    bench.seed_runs('$TEAM', '$TPL50', 4, $FLOOR_POOL_RUNS, $floor_ms, true),
+    bench.seed_runs('$TEAM', '$TPL5', 5, $SMALL_TASK_RUNS, $t5_ms, true),
+    bench.seed_runs('$TEAM', '$TPL500', 6, $LARGE_TASK_RUNS, $t500_ms, true),
+    bench.seed_runs('$TEAM', '$TPL50', 7, 1, $lt_ms, true)" >>"$LOG" &
+  seed_pids+=($!)
+  PIDS+=("${seed_pids[@]}")
+  for pid in "${seed_pids[@]}"; do wait "$pid" || die "seeding failed (see ${LOG#"$ROOT"/})"; done
+  SEED_REST=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  SEED_VACUUM=$(timed sql -c "VACUUM ANALYZE")
+  say "  seeded in $SEED_REST s, VACUUM ANALYZE $SEED_VACUUM s"
+  BIG_TOTAL=$(sql -c "SELECT count(*) FROM runs WHERE team_id = '$TEAM'")
+  DB_SIZE=$(sql -c "SELECT pg_size_pretty(pg_database_size('procflow'))")
+
+  sql -c "\\copy (SELECT run_id || ' ' || task_id FROM bench.task_order(3, $TASK_POOL_RUNS, 49, $svc_ms) ORDER BY k) TO '$TMP/tasks-50.txt'"
+  sql -c "\\copy (SELECT run_id || ' ' || task_id FROM bench.task_order(5, $SMALL_TASK_RUNS, 4, $t5_ms) ORDER BY k) TO '$TMP/tasks-5.txt'"
+  sql -c "\\copy (SELECT run_id || ' ' || task_id FROM bench.task_order(6, $LARGE_TASK_RUNS, 499, $t500_ms) ORDER BY k) TO '$TMP/tasks-500.txt'"
+
+  # 2. Complete a task, each request a different open task.
+  say "scenario 2: complete a task"
+  local next_svc=0 next_floor=0 cap_svc=$((TASK_POOL_RUNS * 49))
+  load complete.svc.4 4 complete_task.lua "$TMP/keys-big.txt" "$TMP/tasks-50.txt" "$next_svc" 2; next_svc=$NEXT
+  load complete.svc.16 16 complete_task.lua "$TMP/keys-big.txt" "$TMP/tasks-50.txt" "$next_svc" 2; next_svc=$NEXT
+  [ "$next_svc" -le "$cap_svc" ] || say "  WARNING: the task pool wrapped around ($next_svc > $cap_svc): some PATCHes repeated a completed task"
+  local floor_vars=(-D pool_tag=4 -D pool_ms="$floor_ms" -D pool_runs="$FLOOR_POOL_RUNS")
+  floor complete.sql.4 4 complete_task.sql "${floor_vars[@]}" -D start="$next_floor"; next_floor=$((next_floor + NEXT))
+  floor complete.sql.16 16 complete_task.sql "${floor_vars[@]}" -D start="$next_floor"; next_floor=$((next_floor + NEXT))
+  [ "$next_floor" -le "$((FLOOR_POOL_RUNS * 49))" ] || say "  WARNING: the floor's task pool wrapped around"
+  # The floor's statements find their rows by computed ids: check they did complete tasks.
+  local done_svc done_floor
+  done_svc=$(sql -c "SELECT count(*) FROM run_tasks WHERE team_id = '$TEAM' AND state = 'completed'
+    AND run_id IN (SELECT bench.uuid($svc_ms + r, 3, 0) FROM generate_series(0, $TASK_POOL_RUNS - 1) r)")
+  done_floor=$(sql -c "SELECT count(*) FROM run_tasks WHERE team_id = '$TEAM' AND state = 'completed'
+    AND run_id IN (SELECT bench.uuid($floor_ms + r, 4, 0) FROM generate_series(0, $FLOOR_POOL_RUNS - 1) r)")
+  say "  tasks completed: $done_svc by the service, $done_floor by the floor"
+  [ "$done_svc" -gt 0 ] && [ "$done_floor" -gt 0 ] || die "scenario 2 completed no task (service $done_svc, floor $done_floor)"
+
+  # 3. A run's tasks.
+  say "scenario 3: list a run's 50 tasks"
+  local lt_run
+  lt_run=$(sql -c "SELECT bench.uuid($lt_ms, 7, 0)")
+  load tasks.svc.4 4 get.lua "$TMP/keys-big.txt" "/api/v1/process-runs/$lt_run/tasks?limit=50"
+  load tasks.svc.16 16 get.lua "$TMP/keys-big.txt" "/api/v1/process-runs/$lt_run/tasks?limit=50"
+  floor tasks.sql.4 4 list_tasks.sql -D run="$lt_run"
+  floor tasks.sql.16 16 list_tasks.sql -D run="$lt_run"
+
+  # 4. A page of runs after a cursor in the middle of the big team.
+  say "scenario 4: a page of 20 runs after a cursor in the middle of $BIG_TOTAL runs"
+  local cursor page_ids small_cursor
+  cursor=$(sql -c "SELECT bench.uuid($((big_ms + BIG_RUNS / 2)), 1, 0)")
+  page_ids=$(sql -c "SELECT '{' || string_agg(id::text, ',' ORDER BY id DESC) || '}' FROM
+    (SELECT id FROM runs WHERE team_id = '$TEAM' AND id < '$cursor' ORDER BY id DESC LIMIT 21) p")
+  load list.svc.4 4 get.lua "$TMP/keys-big.txt" "/api/v1/process-runs?limit=20&cursor=$cursor"
+  load list.svc.16 16 get.lua "$TMP/keys-big.txt" "/api/v1/process-runs?limit=20&cursor=$cursor"
+  floor list.sql.4 4 list_runs.sql -D cursor="$cursor" -D page_ids="$page_ids"
+  floor list.sql.16 16 list_runs.sql -D cursor="$cursor" -D page_ids="$page_ids"
+  say "growth: the same page on a team of $SMALL_RUNS runs"
+  small_cursor=$(sql -c "SELECT bench.uuid($((big_ms + SMALL_RUNS / 2)), 2, 0)")
+  load list10k.svc.4 4 get.lua "$TMP/keys-small.txt" "/api/v1/process-runs?limit=20&cursor=$small_cursor"
+  load list10k.svc.16 16 get.lua "$TMP/keys-small.txt" "/api/v1/process-runs?limit=20&cursor=$small_cursor"
+
+  # 5. One run.
+  say "scenario 5: get one run"
+  local one_run
+  one_run=$(sql -c "SELECT bench.uuid($((big_ms + BIG_RUNS / 4)), 1, 0)")
+  load get.svc.4 4 get.lua "$TMP/keys-big.txt" "/api/v1/process-runs/$one_run"
+  load get.svc.16 16 get.lua "$TMP/keys-big.txt" "/api/v1/process-runs/$one_run"
+
+  # Growth: task update on runs of 5 and of 500 tasks.
+  say "growth: complete a task of a 5-task run, of a 500-task run"
+  local n5=0 n500=0
+  load update5.svc.4 4 complete_task.lua "$TMP/keys-big.txt" "$TMP/tasks-5.txt" "$n5" 2; n5=$NEXT
+  load update5.svc.16 16 complete_task.lua "$TMP/keys-big.txt" "$TMP/tasks-5.txt" "$n5" 2; n5=$NEXT
+  load update500.svc.4 4 complete_task.lua "$TMP/keys-big.txt" "$TMP/tasks-500.txt" "$n500" 2; n500=$NEXT
+  load update500.svc.16 16 complete_task.lua "$TMP/keys-big.txt" "$TMP/tasks-500.txt" "$n500" 2; n500=$NEXT
+  [ "$n5" -le "$((SMALL_TASK_RUNS * 4))" ] && [ "$n500" -le "$((LARGE_TASK_RUNS * 499))" ] ||
+    say "  WARNING: a growth task pool wrapped around (5: $n5, 500: $n500)"
+
+  RSS_END=$(rss_kib "$MAIN_PID" VmRSS)
+  RSS_PEAK=$(rss_kib "$MAIN_PID" VmHWM)
+
+  # 6. Over the rate limit: a second instance with a limit of 1 a minute, its key exhausted.
+  say "scenario 6: over the rate limit (second instance, PROCFLOW_RATE_LIMIT_PER_MINUTE=1)"
+  local limited_port first second xacts_before xacts_after
+  limited_port="$(free_port)"
+  start_server "$limited_port" 1 server-limited
+  first=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $LIMITED_KEY" "http://127.0.0.1:$limited_port/api/v1/process-runs/$one_run")
+  second=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $LIMITED_KEY" "http://127.0.0.1:$limited_port/api/v1/process-runs/$one_run")
+  [ "$first" = 200 ] && [ "$second" = 429 ] || die "the limited key answered $first then $second (expected 200 then 429)"
+  LOAD_PORT=$limited_port load limited.svc.4 4 limited.lua "$LIMITED_KEY" "/api/v1/process-runs/$one_run"
+  # Database transactions during the second run only: PostgreSQL backends publish their
+  # transaction counts up to 10 s after they go idle, so the main server's last requests are
+  # counted by now, and what the second run adds is the limited instance's doing (plus the
+  # bench's own psql query and autovacuum, if it runs).
+  xacts_before=$(sql -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = 'procflow'")
+  LOAD_PORT=$limited_port load limited.svc.16 16 limited.lua "$LIMITED_KEY" "/api/v1/process-runs/$one_run"
+  sleep 1.1   # a backend publishes its counts at most once a second
+  xacts_after=$(sql -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = 'procflow'")
+  LIMITED_XACTS=$((xacts_after - xacts_before))
+  LIMITED_REQUESTS=$(awk -F'\t' '$1 == "limited.svc.16" { print $2 * '"$SECS"' }' "$RESULTS")
+
+  report
+}
+
+# ---------------------------------------------------------------------------------------------
+ratio() {
+  local s f
+  s=$(result "$1" 2); f=$(result "$2" 2)
+  [ -n "$s" ] && [ -n "$f" ] && [ "$f" != 0 ] && awk -v s="$s" -v f="$f" 'BEGIN { printf "%.2f", s / f }' || printf '–'
+}
+
+row() {  # row <label> <conns> <service key> [floor key]
+  local svc="$3" fl="${4:-}"
+  if [ -n "$fl" ]; then
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$1" "$2" \
+      "$(result "$svc" 2)" "$(result "$svc" 3)" "$(result "$svc" 4)" "$(result "$svc" 5)" \
+      "$(result "$fl" 2)" "$(result "$fl" 3)" "$(result "$fl" 4)" "$(ratio "$svc" "$fl")"
+  else
+    printf '| %s | %s | %s | %s | %s | %s | – | – | – | – |\n' "$1" "$2" \
+      "$(result "$svc" 2)" "$(result "$svc" 3)" "$(result "$svc" 4)" "$(result "$svc" 5)"
+  fi
+}
+
+report() {
+  local elapsed=$(($(date +%s) - STARTED)) cpu
+  cpu="$(sed -nE 's/^model name[[:space:]]*: (.*)/\1/p' /proc/cpuinfo | head -n 1)"
+  {
+    echo "## procflow bench, $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo
+    echo "Machine: $(nproc) cores ($cpu), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM;" \
+      "load average at the end $(cut -d' ' -f1-3 /proc/loadavg)." \
+      "PostgreSQL $("$PG_BIN/postgres" --version | awk '{ print $3 }') (fsync on, synchronous_commit on," \
+      "shared_buffers 512MB), wrk $(wrk -v 2>&1 | awk 'NR == 1 { print $2 }'), server, database and load" \
+      "generator on the same machine. $BUILD_NOTE; default database pool (16) and HTTP workers" \
+      "(one per core)."
+    echo
+    echo "Each figure: one run of ${SECS} s. Rate limit raised with PROCFLOW_RATE_LIMIT_PER_MINUTE=$RATE_LIMIT," \
+      "and requests spread round-robin over $NKEYS API keys of the team (pgbench: a random key of the same" \
+      "$NKEYS), so each key's window stays small; scenario 6 runs on a second instance with a limit of 1."
+    echo
+    echo "| Scenario | Conns | Service req/s | p50 ms | p99 ms | Errors | SQL floor tx/s | SQL p50 ms | SQL p99 ms | Service / SQL |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    row "1. Create a run (50 tasks × 3 fields, 5 pre-filled), fresh database" 4 create.svc.4 create.sql.4
+    row "1. Create a run, fresh database" 16 create.svc.16 create.sql.16
+    row "2. Complete a task (PATCH), a different open task each time" 4 complete.svc.4 complete.sql.4
+    row "2. Complete a task" 16 complete.svc.16 complete.sql.16
+    row "3. List a run's tasks (50 with their fields)" 4 tasks.svc.4 tasks.sql.4
+    row "3. List a run's tasks" 16 tasks.svc.16 tasks.sql.16
+    row "4. List runs: page of 20 after a cursor mid-team ($BIG_TOTAL runs)" 4 list.svc.4 list.sql.4
+    row "4. List runs, mid-team" 16 list.svc.16 list.sql.16
+    row "5. Get one run" 4 get.svc.4
+    row "5. Get one run" 16 get.svc.16
+    row "6. Over the rate limit (429; errors = answers other than 429)" 4 limited.svc.4
+    row "6. Over the rate limit" 16 limited.svc.16
+    echo
+    echo "Growth (service only):"
+    echo
+    echo "| Measure | Conns | Before: req/s | p50 ms | p99 ms | After: req/s | p50 ms | p99 ms |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    local c
+    for c in 4 16; do
+      printf '| Create a run: fresh (%s runs at the end) → after %s runs | %s | %s | %s | %s | %s | %s | %s |\n' \
+        "$RUNS_FRESH_END" "$GROWTH_RUNS" "$c" \
+        "$(result create.svc.$c 2)" "$(result create.svc.$c 3)" "$(result create.svc.$c 4)" \
+        "$(result create100k.svc.$c 2)" "$(result create100k.svc.$c 3)" "$(result create100k.svc.$c 4)"
+    done
+    for c in 4 16; do
+      printf '| Complete a task: run of 5 tasks → run of 500 tasks | %s | %s | %s | %s | %s | %s | %s |\n' "$c" \
+        "$(result update5.svc.$c 2)" "$(result update5.svc.$c 3)" "$(result update5.svc.$c 4)" \
+        "$(result update500.svc.$c 2)" "$(result update500.svc.$c 3)" "$(result update500.svc.$c 4)"
+    done
+    for c in 4 16; do
+      printf '| List page: team of %s runs → of %s runs | %s | %s | %s | %s | %s | %s | %s |\n' \
+        "$SMALL_RUNS" "$BIG_TOTAL" "$c" \
+        "$(result list10k.svc.$c 2)" "$(result list10k.svc.$c 3)" "$(result list10k.svc.$c 4)" \
+        "$(result list.svc.$c 2)" "$(result list.svc.$c 3)" "$(result list.svc.$c 4)"
+    done
+    echo
+    echo "Memory of the server (VmRSS): idle after start $(mib "$RSS_IDLE") MiB; at the end of the load" \
+      "$(mib "$RSS_END") MiB (peak VmHWM $(mib "$RSS_PEAK") MiB)."
+    echo
+    echo "Rate-limit refusals: during the 16-connection run of scenario 6, about ${LIMITED_REQUESTS} requests" \
+      "answered 429 while the database counted ${LIMITED_XACTS} transactions in all (pg_stat_database;" \
+      "the bench's own psql query included): once a key is refused, further refusals in its window do" \
+      "no database round trip."
+    echo
+    echo "Seeding (set-based SQL, fsync on): $GROWTH_RUNS runs with their sections in $SEED_100K s;" \
+      "$((BIG_RUNS - GROWTH_RUNS)) more, the $SMALL_RUNS-run team and the task pools (3 sessions at once)" \
+      "in $SEED_REST s; VACUUM ANALYZE $SEED_VACUUM s. Database at the end of seeding: $DB_SIZE." \
+      "Total wall time of the bench: ${elapsed} s."
+  } >"$REPORT"
+  say "report written to ${REPORT#"$ROOT"/}"
+  echo
+  cat "$REPORT"
+}
+
+main "$@"

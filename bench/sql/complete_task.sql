@@ -1,0 +1,115 @@
+-- SQL floor of scenario 2: PATCH /api/v1/process-runs/:id/tasks/:task_id {"completed": true}
+--   (each transaction completes a different open task of a 50-task run).
+--
+-- The statements procflow runs for that request, in the same order and transaction shape
+-- (captured with log_statement=all; see crates/procflow-postgres/src/store/runs.rs,
+-- update_task):
+--   autocommit: API key lookup, rate-limit decision;
+--   one transaction: the run row locked (SELECT ... FOR UPDATE), the task read, UPDATE the
+--   task, UPDATE the run (open_tasks), INSERT outbox (the task_completed event).
+--
+-- Differences, on purpose: the service writes back the task's custom elements it read (a
+-- parameter); here `custom_elements = custom_elements` (the same row version is written).
+-- open_tasks is decremented in SQL where the service sets the value it computed.
+--
+-- Which task: a pool of runs seeded by bench.seed_runs(tag => :pool_tag, first_ms =>
+-- :pool_ms, count => :pool_runs, with tasks). Index n = :start + i * clients + client_id is
+-- unique per transaction; it takes run n % pool_runs and position n / pool_runs (below 49:
+-- no run completes), the order of bench.task_order(), so consecutive transactions touch
+-- different runs. bench/run.sh passes a :start past every index used before.
+--
+-- Run with -M prepared and:
+--   -D team=<team uuid> -D key_tag=<tag> -D nkeys=<keys> -D limit=<rate limit>
+--   -D pool_tag=<tag> -D pool_ms=<first ms> -D pool_runs=<runs> -D start=<first index>
+--   -D clients=<-c> -D i=0
+
+\set k random(1, :nkeys)
+\set n :start + :i * :clients + :client_id
+\set i :i + 1
+\set run_ms :pool_ms + (:n % :pool_runs)
+\set position :n / :pool_runs
+\set task_n :position + 1
+
+SELECT api_keys.team_id, api_keys.id, api_keys.name, api_keys.prefix, api_keys.key_hash,
+       api_keys.created_by, api_keys.created_at, api_keys.revoked_at, teams.id, teams.name,
+       teams.base_url, teams.timezone, teams.subscription, teams.created_at
+FROM api_keys INNER JOIN teams ON teams.id = api_keys.team_id
+WHERE api_keys.key_hash = sha256(convert_to('pf_live_bench_' || :key_tag || '_' || :k, 'UTF8'))
+  AND api_keys.revoked_at IS NULL
+LIMIT 1;
+
+WITH args AS (SELECT CAST(:team AS uuid) AS team_id, bench.uuid(:key_tag, 4094, :k) AS api_key_id,
+                     clock_timestamp() AS now, clock_timestamp() - interval '60 seconds' AS since,
+                     CAST(:limit AS bigint) AS lim),
+old AS (
+    SELECT r.hits FROM rate_limits AS r JOIN args USING (team_id, api_key_id) FOR UPDATE OF r
+), counted AS MATERIALIZED (
+    SELECT old.hits AS before, args.now, args.lim,
+           ARRAY(SELECT h FROM unnest(old.hits) AS h WHERE h > args.since
+                 ORDER BY h DESC LIMIT args.lim) AS hits
+    FROM old, args
+), decided AS (
+    SELECT before, cardinality(hits) < lim AS allowed,
+           ARRAY(SELECT h FROM unnest(CASE WHEN cardinality(hits) < lim THEN hits || now ELSE hits END)
+                     AS h ORDER BY h) AS hits
+    FROM counted
+), updated AS (
+    UPDATE rate_limits AS r SET hits = decided.hits
+    FROM decided, args
+    WHERE r.team_id = args.team_id AND r.api_key_id = args.api_key_id
+      AND (decided.allowed OR decided.hits IS DISTINCT FROM decided.before)
+), inserted AS (
+    INSERT INTO rate_limits (team_id, api_key_id, hits)
+    SELECT team_id, api_key_id, CASE WHEN lim > 0 THEN ARRAY[now] ELSE '{}' END
+    FROM args WHERE NOT EXISTS (SELECT FROM old)
+    ON CONFLICT (team_id, api_key_id) DO NOTHING
+    RETURNING hits
+)
+SELECT allowed, cardinality(hits) AS counted, hits[1] AS oldest FROM decided
+UNION ALL
+SELECT cardinality(hits) > 0, cardinality(hits), hits[1] FROM inserted;
+
+BEGIN;
+
+SELECT runs.team_id, runs.id, runs.template_id, runs.template_version, runs.title, runs.status,
+       runs.started_by, runs.timezone, runs.due_date, runs.is_shared, runs.open_tasks,
+       runs.created_at, runs.updated_at, runs.completed_at
+FROM runs
+WHERE runs.team_id = :team AND runs.id = bench.uuid(:run_ms, :pool_tag, 0)
+LIMIT 1 FOR UPDATE;
+
+SELECT run_tasks.team_id, run_tasks.run_id, run_tasks.id, run_tasks.template_task_id,
+       run_tasks.section_id, run_tasks.title, run_tasks.position, run_tasks.state,
+       run_tasks.completed_at, run_tasks.completed_by, run_tasks.assignee, run_tasks.is_essential,
+       run_tasks.task_type, run_tasks.due_date, run_tasks.webhook_enabled, run_tasks.decision,
+       run_tasks.comment, run_tasks.custom_elements, run_tasks.created_at
+FROM run_tasks
+WHERE run_tasks.team_id = :team AND run_tasks.run_id = bench.uuid(:run_ms, :pool_tag, 0)
+  AND run_tasks.id = bench.uuid(:run_ms, :pool_tag, :task_n)
+LIMIT 1;
+
+UPDATE run_tasks
+SET state = 'completed', completed_at = now(), completed_by = 'api', assignee = NULL,
+    decision = NULL, comment = NULL, custom_elements = custom_elements
+WHERE run_tasks.team_id = :team AND run_tasks.run_id = bench.uuid(:run_ms, :pool_tag, 0)
+  AND run_tasks.id = bench.uuid(:run_ms, :pool_tag, :task_n);
+
+UPDATE runs
+SET status = 'active', is_shared = false, open_tasks = open_tasks - 1, updated_at = now(),
+    completed_at = NULL
+WHERE runs.team_id = :team AND runs.id = bench.uuid(:run_ms, :pool_tag, 0);
+
+INSERT INTO outbox (id, team_id, kind, payload, occurred_at, due_at)
+VALUES (gen_random_uuid(), :team, 'process_step.completed',
+        jsonb_build_object(
+            'id', gen_random_uuid(), 'team_id', CAST(:team AS uuid), 'occurred_at', now(),
+            'payload', jsonb_build_object(
+                'kind', 'task_completed', 'task', jsonb_build_object(
+                    'id', bench.uuid(:run_ms, :pool_tag, :task_n), 'title', 'Task',
+                    'assignee', NULL, 'completed', true,
+                    'instance_id', bench.uuid(:run_ms, :pool_tag, 0),
+                    'completed_at', now(), 'completed_by', 'api', 'webhook_enabled', false,
+                    'template_task_id', gen_random_uuid()))),
+        now(), now());
+
+COMMIT;

@@ -541,6 +541,7 @@ impl Call<'_> {
     /// Sends it and reads the whole answer.
     pub async fn send(self) -> Reply {
         let request = format!("{} {}", self.method, self.path);
+        let (method, path) = (self.method.to_string(), self.path.clone());
         let url = format!("{}{}", self.base, self.path);
         let mut builder = self.app.client.request(self.method, &url);
         if let Some(key) = &self.key {
@@ -565,11 +566,14 @@ impl Call<'_> {
             .text()
             .await
             .unwrap_or_else(|e| panic!("{request}: unreadable body: {e}"));
-        Reply {
+        let reply = Reply {
             request,
             status,
             headers,
             text,
-        }
+        };
+        // Every answer of every black-box test must be one the OpenAPI document describes.
+        crate::openapi::committed().check_any(&method, &path, &reply);
+        reply
     }
 }

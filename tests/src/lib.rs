@@ -12,7 +12,7 @@ mod reply;
 mod seed;
 
 pub use app::{Call, Instance, Options, TestApp};
-pub use openapi::{ApiDescription, committed_document};
+pub use openapi::{ApiDescription, committed, committed_document};
 pub use reply::{Reply, assert_keys, keys_of};
 pub use seed::{OPTIONS, Seeded, demo_document, every_element_document, sized_document};
 

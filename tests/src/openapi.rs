@@ -1,8 +1,8 @@
 //! The API's own OpenAPI document as a test oracle: which operations exist, and whether an
 //! answer (status, content type, headers, body) is one its operation documents.
 
-use std::collections::BTreeSet;
-use std::sync::Mutex;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
@@ -20,6 +20,14 @@ pub fn committed_document() -> Value {
 pub struct ApiDescription {
     document: Value,
     checked: Mutex<BTreeSet<(String, String, String)>>,
+    validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
+}
+
+/// The committed document, read once per test process: every reply the harness receives is
+/// checked against it (see [`ApiDescription::check_any`]).
+pub fn committed() -> &'static ApiDescription {
+    static DESCRIPTION: OnceLock<ApiDescription> = OnceLock::new();
+    DESCRIPTION.get_or_init(|| ApiDescription::new(committed_document()))
 }
 
 /// JSON Pointer escaping of one reference token, percent-encoded for a URI fragment.
@@ -44,6 +52,7 @@ impl ApiDescription {
         Self {
             document,
             checked: Mutex::new(BTreeSet::new()),
+            validators: Mutex::new(HashMap::new()),
         }
     }
 
@@ -160,17 +169,64 @@ impl ApiDescription {
     #[must_use]
     #[track_caller]
     pub fn errors(&self, pointer: &str, instance: &Value) -> Vec<String> {
-        let mut schema = self.document.clone();
-        schema["$ref"] = Value::String(pointer.to_owned());
-        let validator = jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .should_validate_formats(true)
-            .build(&schema)
-            .unwrap_or_else(|e| panic!("the schema at {pointer} does not compile: {e}"));
-        validator
+        self.validator(pointer)
             .iter_errors(instance)
             .map(|e| format!("at {}: {e}", e.instance_path()))
             .collect()
+    }
+
+    /// The compiled schema at `pointer`, compiled once.
+    #[track_caller]
+    fn validator(&self, pointer: &str) -> Arc<jsonschema::Validator> {
+        let mut validators = self.validators.lock().expect("lock");
+        if let Some(validator) = validators.get(pointer) {
+            return Arc::clone(validator);
+        }
+        let mut schema = self.document.clone();
+        schema["$ref"] = Value::String(pointer.to_owned());
+        let validator = Arc::new(
+            jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .should_validate_formats(true)
+                .build(&schema)
+                .unwrap_or_else(|e| panic!("the schema at {pointer} does not compile: {e}")),
+        );
+        validators.insert(pointer.to_owned(), Arc::clone(&validator));
+        validator
+    }
+
+    /// The documented path template a concrete path matches (`{...}` stands for one segment).
+    #[must_use]
+    pub fn template_of(&self, method: &str, path: &str) -> Option<String> {
+        let path = path.split('?').next().unwrap_or_default();
+        let segments: Vec<&str> = path.split('/').collect();
+        self.document["paths"]
+            .as_object()?
+            .iter()
+            .filter(|(_, item)| item[method].is_object())
+            .map(|(template, _)| template)
+            .find(|template| {
+                let parts: Vec<&str> = template.split('/').collect();
+                parts.len() == segments.len()
+                    && parts.iter().zip(&segments).all(|(part, segment)| {
+                        (part.starts_with('{') && !segment.is_empty()) || part == segment
+                    })
+            })
+            .cloned()
+    }
+
+    /// Checks `reply` as [`check`](Self::check) does when its request names a documented
+    /// operation. A path no operation documents (unknown routes, /metrics, /docs) and 405
+    /// answers (documented once for the whole API) are left to the tests that ask for them.
+    #[track_caller]
+    pub fn check_any(&self, method: &str, path: &str, reply: &Reply) {
+        let method = method.to_ascii_lowercase();
+        if reply.status == 405 {
+            return;
+        }
+        if let Some(template) = self.template_of(&method, path) {
+            self.check(&method, &template, reply);
+        }
     }
 
     /// Asserts `instance` is valid against the schema at `pointer` (`#/...`) of the document.

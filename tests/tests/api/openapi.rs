@@ -472,3 +472,26 @@ async fn rate_limited_and_unavailable_answers_are_documented() {
     let value: Value = reply.json();
     api.validate("#/components/schemas/Error", &value, "503");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_reply_of_the_harness_is_checked_against_the_document() {
+    let app = TestApp::spawn().await;
+    let run_id = app.start_demo_run().await;
+    app.get(&format!("/api/v1/process-runs/{run_id}/tasks?limit=3"))
+        .await
+        .list();
+    let checked = procflow_tests::committed().checked();
+    for (method, path, status) in [
+        ("post", "/api/v1/process-runs", "201"),
+        ("get", "/api/v1/process-runs/{id}/tasks", "200"),
+    ] {
+        assert!(
+            checked.contains(&(method.to_owned(), path.to_owned(), status.to_owned())),
+            "{method} {path} {status} was not checked; checked: {checked:?}"
+        );
+    }
+    assert_eq!(
+        procflow_tests::committed().template_of("get", "/api/v1/nope/x"),
+        None
+    );
+}

@@ -59,6 +59,8 @@ pub(super) async fn share(
                     team_id: team.as_uuid(),
                     run_id: run.as_uuid(),
                     token: change.share.token.expose().to_owned(),
+                    // Turning sharing on stamps the run's updated_at with the decision's time:
+                    // that is when the share began.
                     created_at: change.run.updated_at.unwrap_or(header.created_at),
                 })
                 .execute(conn)

@@ -9,17 +9,12 @@ use procflow_domain::service::UpdateTask;
 use procflow_domain::template::TemplateDocument;
 use procflow_domain::values::PageRequest;
 
-use super::support::{document, env, events, published, start};
+use super::support::{Started, document, env, events, start, started};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_team_finds_nothing_and_changes_nothing() {
     let env = env().await;
-    let template = published(&env, &env.team, document()).await;
-    let run = env
-        .procflow
-        .create_run(&env.team, start(&template))
-        .await
-        .unwrap();
+    let Started { template, run, .. } = started(&env).await;
     env.procflow
         .invite_guest(&env.team, run.id, Invitation::default())
         .await

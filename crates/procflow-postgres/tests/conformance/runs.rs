@@ -13,7 +13,7 @@ use serde_json::json;
 use time::Duration;
 use uuid::Uuid;
 
-use super::support::{V7Ids, document, env, events, published, start};
+use super::support::{Started, V7Ids, document, env, events, published, start, started};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_created_run_reads_back_with_its_sections_and_tasks() {
@@ -194,12 +194,7 @@ async fn runs_list_newest_first_filtered_and_after_a_cursor() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tasks_list_by_order_and_unknown_runs_and_cursors_are_told_apart() {
     let env = env().await;
-    let template = published(&env, &env.team, document()).await;
-    let run = env
-        .procflow
-        .create_run(&env.team, start(&template))
-        .await
-        .unwrap();
+    let Started { run, .. } = started(&env).await;
     let one = PageRequest {
         limit: Limit::new(1).unwrap(),
         cursor: None,
@@ -275,18 +270,7 @@ async fn tasks_list_by_order_and_unknown_runs_and_cursors_are_told_apart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_update_writes_the_task_the_run_and_the_events() {
     let env = env().await;
-    let template = published(&env, &env.team, document()).await;
-    let run = env
-        .procflow
-        .create_run(&env.team, start(&template))
-        .await
-        .unwrap();
-    let tasks = env
-        .store
-        .list_tasks(env.team.id, run.id, PageRequest::default())
-        .await
-        .unwrap()
-        .items;
+    let Started { run, tasks, .. } = started(&env).await;
     let name = tasks[0].custom_elements[0].id.to_string();
     let change = env
         .procflow
@@ -362,18 +346,7 @@ async fn a_task_update_writes_the_task_the_run_and_the_events() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_patch_writes_nothing() {
     let env = env().await;
-    let template = published(&env, &env.team, document()).await;
-    let run = env
-        .procflow
-        .create_run(&env.team, start(&template))
-        .await
-        .unwrap();
-    let tasks = env
-        .store
-        .list_tasks(env.team.id, run.id, PageRequest::default())
-        .await
-        .unwrap()
-        .items;
+    let Started { run, tasks, .. } = started(&env).await;
     events(&env.store).await;
     let dropdown = tasks[0].custom_elements[1].id;
     let patch = TaskPatch {
@@ -409,18 +382,7 @@ async fn a_refused_patch_writes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn completing_a_run_records_one_completed_event_with_the_run() {
     let env = env().await;
-    let template = published(&env, &env.team, document()).await;
-    let run = env
-        .procflow
-        .create_run(&env.team, start(&template))
-        .await
-        .unwrap();
-    let tasks = env
-        .store
-        .list_tasks(env.team.id, run.id, PageRequest::default())
-        .await
-        .unwrap()
-        .items;
+    let Started { run, tasks, .. } = started(&env).await;
     for task in &tasks {
         let patch = UpdateTask {
             completed: Some(true),

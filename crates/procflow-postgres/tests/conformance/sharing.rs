@@ -5,17 +5,12 @@ use procflow_domain::guest::Invitation;
 use procflow_domain::ports::RunStore;
 use procflow_domain::values::ShareToken;
 
-use super::support::{document, env, events, published, start};
+use super::support::{Started, env, events, started};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn inviting_shares_the_run_and_records_one_guest() {
     let env = env().await;
-    let template = published(&env, &env.team, document()).await;
-    let run = env
-        .procflow
-        .create_run(&env.team, start(&template))
-        .await
-        .unwrap();
+    let Started { run, .. } = started(&env).await;
     assert_eq!(
         env.store.get_share(env.team.id, run.id).await.unwrap(),
         None
@@ -98,12 +93,7 @@ async fn inviting_shares_the_run_and_records_one_guest() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_link_opens_the_run_only_with_its_token_and_while_shared() {
     let env = env().await;
-    let template = published(&env, &env.team, document()).await;
-    let run = env
-        .procflow
-        .create_run(&env.team, start(&template))
-        .await
-        .unwrap();
+    let Started { template, run, .. } = started(&env).await;
     let shared = env
         .procflow
         .invite_guest(&env.team, run.id, Invitation::default())

@@ -6,10 +6,12 @@ use std::sync::Arc;
 use procflow_domain::event::Event;
 use procflow_domain::fakes::{FixedClock, SequentialIds};
 use procflow_domain::ids::{TeamId, UserId};
-use procflow_domain::ports::{IdGenerator, Outbox, TeamStore};
+use procflow_domain::ports::{IdGenerator, Outbox, RunStore, TeamStore};
+use procflow_domain::run::{Run, RunTask};
 use procflow_domain::service::{CreateRun, Ports, Procflow};
 use procflow_domain::team::{Member, Role, Subscription, Team};
 use procflow_domain::template::{Template, TemplateDocument};
+use procflow_domain::values::PageRequest;
 use procflow_domain::values::ShareToken;
 use procflow_postgres::{PgStore, PoolConfig, StatementCounter};
 use procflow_testkit::{TestDatabase, dir_fingerprint};
@@ -179,6 +181,34 @@ impl IdGenerator for V7Ids {
 
     fn share_token(&self) -> ShareToken {
         ShareToken::new(Uuid::new_v4().simple().to_string())
+    }
+}
+
+/// A published fixture template ([`document`]), a run of it started through the service, and
+/// the run's tasks in order.
+pub struct Started {
+    pub template: Template,
+    pub run: Run,
+    pub tasks: Vec<RunTask>,
+}
+
+pub async fn started(env: &Env) -> Started {
+    let template = published(env, &env.team, document()).await;
+    let run = env
+        .procflow
+        .create_run(&env.team, start(&template))
+        .await
+        .expect("run");
+    let tasks = env
+        .store
+        .list_tasks(env.team.id, run.id, PageRequest::default())
+        .await
+        .expect("tasks")
+        .items;
+    Started {
+        template,
+        run,
+        tasks,
     }
 }
 

@@ -106,8 +106,6 @@ pub fn serve(
             .app_data(web::PayloadConfig::new(body_limit))
             .wrap(actix_web::middleware::from_fn(idempotency::guard))
             .wrap(actix_web::middleware::from_fn(middleware::around))
-            // Outermost, so that a panic turned into a 500 by `around` is counted too.
-            .wrap(actix_web::middleware::from_fn(metrics::record))
             .service(metrics::resource())
             .configure(routes::configure)
             .default_service(web::to(error::no_route))

@@ -9,12 +9,9 @@
 //! must not expose it publicly (route only the API to the internet).
 
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use actix_web::body::MessageBody;
-use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::{Method, header};
-use actix_web::middleware::Next;
 use actix_web::{HttpResponse, web};
 use metrics::Unit;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
@@ -99,35 +96,6 @@ fn describe() {
         Unit::Seconds,
         "Time from a request's arrival to its response head, by method, route pattern and status"
     );
-}
-
-/// Middleware: counts and times every request under its route pattern (never its path, so
-/// ids do not multiply the series), its method and its status.
-///
-/// # Errors
-/// Passes on the inner service's errors unchanged.
-pub async fn record<B: MessageBody + 'static>(
-    request: ServiceRequest,
-    next: Next<B>,
-) -> Result<ServiceResponse<B>, actix_web::Error> {
-    let started = Instant::now();
-    let method = method_label(request.method());
-    let outcome = next.call(request).await;
-    let (route, status) = match &outcome {
-        Ok(response) => (
-            response
-                .request()
-                .match_pattern()
-                .unwrap_or_else(|| UNMATCHED.to_owned()),
-            response.status().as_u16(),
-        ),
-        Err(error) => (
-            UNKNOWN.to_owned(),
-            error.as_response_error().status_code().as_u16(),
-        ),
-    };
-    observe(method, route, status, started.elapsed());
-    outcome
 }
 
 /// Records one answered request into the installed recorder (a no-op without one).
@@ -373,7 +341,7 @@ mod tests {
         let handle = install();
         let app = actix_test::init_service(
             App::new()
-                .wrap(actix_web::middleware::from_fn(record))
+                .wrap(actix_web::middleware::from_fn(crate::middleware::around))
                 .route(
                     "/widgets/{id}",
                     web::post().to(|| async { HttpResponse::Created().finish() }),

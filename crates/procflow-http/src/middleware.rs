@@ -7,11 +7,13 @@ use std::time::Instant;
 use actix_web::HttpMessage;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use futures_util::FutureExt;
 
 use crate::error::ApiError;
+use crate::metrics;
 use crate::rate_limit::{Quota, headers};
 
 /// The id of one request, in its extensions and in its `X-Request-Id` header.
@@ -19,7 +21,8 @@ use crate::rate_limit::{Quota, headers};
 pub struct RequestId(pub String);
 
 /// Gives every response an `X-Request-Id`, turns a panic into a 500 in the envelope, adds the
-/// `RateLimit-*` headers to admitted requests, and logs one line per request.
+/// `RateLimit-*` headers to admitted requests, and accounts for every request once: one log
+/// line and its metrics (a panic or an error included).
 pub async fn around(
     request: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -32,9 +35,14 @@ pub async fn around(
     let outcome = AssertUnwindSafe(next.call(request)).catch_unwind().await;
     let mut response = match outcome {
         Ok(Ok(response)) => response.map_into_boxed_body(),
-        Ok(Err(error)) => return Err(error),
+        Ok(Err(error)) => {
+            let status = error.as_response_error().status_code().as_u16();
+            finish(&id, &method, metrics::UNKNOWN, status, started);
+            return Err(error);
+        }
         Err(_) => {
             tracing::error!(request.id = %id, http.method = %method, "a request handler panicked");
+            finish(&id, &method, metrics::UNKNOWN, 500, started);
             return Err(ApiError::internal()
                 .with_header(HeaderName::from_static("x-request-id"), id)
                 .into());
@@ -43,7 +51,7 @@ pub async fn around(
     let route = response
         .request()
         .match_pattern()
-        .unwrap_or_else(|| "(unmatched)".into());
+        .unwrap_or_else(|| metrics::UNMATCHED.into());
     let quota = response.request().extensions().get::<Quota>().copied();
     let response_headers = response.headers_mut();
     if let Ok(value) = HeaderValue::from_str(&id) {
@@ -56,15 +64,25 @@ pub async fn around(
             }
         }
     }
-    let status = response.status().as_u16();
-    let duration_ms = started.elapsed().as_secs_f64() * 1_000.0;
+    finish(&id, &method, &route, response.status().as_u16(), started);
+    Ok(response)
+}
+
+/// The one account of a request: its log line and its metrics, from one timer.
+fn finish(id: &str, method: &Method, route: &str, status: u16, started: Instant) {
+    let elapsed = started.elapsed();
     tracing::info!(
         request.id = %id,
         http.method = %method,
         http.route = %route,
         http.status = status,
-        duration_ms,
+        duration_ms = elapsed.as_secs_f64() * 1_000.0,
         "request"
     );
-    Ok(response)
+    metrics::observe(
+        metrics::method_label(method),
+        route.to_owned(),
+        status,
+        elapsed,
+    );
 }

@@ -4,7 +4,8 @@
 -- The statements procflow runs for that request, in the same order and transaction shape
 -- (captured with log_statement=all; see crates/procflow-postgres/src/store/{teams,rate_limits,
 -- templates,runs}.rs):
---   autocommit: API key lookup, rate-limit decision, template header, its sections, its tasks;
+--   autocommit: admission (API key lookup and rate-limit decision in one
+--   statement), template header, its sections, its tasks;
 --   one transaction: INSERT runs, INSERT run_sections (5 rows), INSERT run_tasks (50 rows),
 --   INSERT outbox (the run_created event).
 --
@@ -26,18 +27,24 @@
 \set ms :base + :i
 \set tag :ctag + :client_id
 
-SELECT api_keys.team_id, api_keys.id, api_keys.name, api_keys.prefix, api_keys.key_hash,
-       api_keys.created_by, api_keys.created_at, api_keys.revoked_at, teams.id, teams.name,
-       teams.base_url, teams.timezone, teams.subscription, teams.created_at
-FROM api_keys INNER JOIN teams ON teams.id = api_keys.team_id
-WHERE api_keys.key_hash = sha256(convert_to('pf_live_bench_' || :key_tag || '_' || :k, 'UTF8'))
-  AND api_keys.revoked_at IS NULL
-LIMIT 1;
-
-WITH args AS (SELECT CAST(:team AS uuid) AS team_id, bench.uuid(:key_tag, 4094, :k) AS api_key_id,
-                     clock_timestamp() AS now, clock_timestamp() - interval '60 seconds' AS since,
-                     CAST(:limit AS bigint) AS lim),
-old AS (
+-- Admission: the API key found by its hash and, its team being active, the request counted in
+-- the key's rolling window, in one statement committed asynchronously (see
+-- crates/procflow-postgres/src/store/rate_limits.rs).
+WITH k AS (
+    SELECT api_keys.team_id, api_keys.id AS key_id, api_keys.name AS key_name,
+           api_keys.prefix, api_keys.key_hash, api_keys.created_by,
+           api_keys.created_at AS key_created_at, api_keys.revoked_at,
+           teams.name AS team_name, teams.base_url, teams.timezone, teams.subscription,
+           teams.created_at AS team_created_at
+    FROM api_keys JOIN teams ON teams.id = api_keys.team_id
+    WHERE api_keys.key_hash = sha256(convert_to('pf_live_bench_' || :key_tag || '_' || :k, 'UTF8'))
+      AND api_keys.revoked_at IS NULL
+), args AS (
+    SELECT k.team_id, k.key_id AS api_key_id, clock_timestamp() AS now,
+           clock_timestamp() - interval '60 seconds' AS since, CAST(:limit AS bigint) AS lim,
+           set_config('synchronous_commit', 'off', true) AS async_commit
+    FROM k WHERE k.subscription = 'active'
+), old AS (
     SELECT r.hits FROM rate_limits AS r JOIN args USING (team_id, api_key_id) FOR UPDATE OF r
 ), counted AS MATERIALIZED (
     SELECT old.hits AS before, args.now, args.lim,
@@ -60,10 +67,13 @@ old AS (
     FROM args WHERE NOT EXISTS (SELECT FROM old)
     ON CONFLICT (team_id, api_key_id) DO NOTHING
     RETURNING hits
+), decision AS (
+    SELECT allowed, cardinality(hits) AS counted, hits[1] AS oldest FROM decided
+    UNION ALL
+    SELECT cardinality(hits) > 0, cardinality(hits), hits[1] FROM inserted
 )
-SELECT allowed, cardinality(hits) AS counted, hits[1] AS oldest FROM decided
-UNION ALL
-SELECT cardinality(hits) > 0, cardinality(hits), hits[1] FROM inserted;
+SELECT k.*, decision.allowed, decision.counted, decision.oldest
+FROM k LEFT JOIN decision ON true;
 
 SELECT templates.team_id, templates.id, templates.title, templates.description,
        templates.cover_image, templates.icon, templates.icon_type, templates.is_published,

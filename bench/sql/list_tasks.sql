@@ -10,18 +10,24 @@
 
 \set k random(1, :nkeys)
 
-SELECT api_keys.team_id, api_keys.id, api_keys.name, api_keys.prefix, api_keys.key_hash,
-       api_keys.created_by, api_keys.created_at, api_keys.revoked_at, teams.id, teams.name,
-       teams.base_url, teams.timezone, teams.subscription, teams.created_at
-FROM api_keys INNER JOIN teams ON teams.id = api_keys.team_id
-WHERE api_keys.key_hash = sha256(convert_to('pf_live_bench_' || :key_tag || '_' || :k, 'UTF8'))
-  AND api_keys.revoked_at IS NULL
-LIMIT 1;
-
-WITH args AS (SELECT CAST(:team AS uuid) AS team_id, bench.uuid(:key_tag, 4094, :k) AS api_key_id,
-                     clock_timestamp() AS now, clock_timestamp() - interval '60 seconds' AS since,
-                     CAST(:limit AS bigint) AS lim),
-old AS (
+-- Admission: the API key found by its hash and, its team being active, the request counted in
+-- the key's rolling window, in one statement committed asynchronously (see
+-- crates/procflow-postgres/src/store/rate_limits.rs).
+WITH k AS (
+    SELECT api_keys.team_id, api_keys.id AS key_id, api_keys.name AS key_name,
+           api_keys.prefix, api_keys.key_hash, api_keys.created_by,
+           api_keys.created_at AS key_created_at, api_keys.revoked_at,
+           teams.name AS team_name, teams.base_url, teams.timezone, teams.subscription,
+           teams.created_at AS team_created_at
+    FROM api_keys JOIN teams ON teams.id = api_keys.team_id
+    WHERE api_keys.key_hash = sha256(convert_to('pf_live_bench_' || :key_tag || '_' || :k, 'UTF8'))
+      AND api_keys.revoked_at IS NULL
+), args AS (
+    SELECT k.team_id, k.key_id AS api_key_id, clock_timestamp() AS now,
+           clock_timestamp() - interval '60 seconds' AS since, CAST(:limit AS bigint) AS lim,
+           set_config('synchronous_commit', 'off', true) AS async_commit
+    FROM k WHERE k.subscription = 'active'
+), old AS (
     SELECT r.hits FROM rate_limits AS r JOIN args USING (team_id, api_key_id) FOR UPDATE OF r
 ), counted AS MATERIALIZED (
     SELECT old.hits AS before, args.now, args.lim,
@@ -44,10 +50,13 @@ old AS (
     FROM args WHERE NOT EXISTS (SELECT FROM old)
     ON CONFLICT (team_id, api_key_id) DO NOTHING
     RETURNING hits
+), decision AS (
+    SELECT allowed, cardinality(hits) AS counted, hits[1] AS oldest FROM decided
+    UNION ALL
+    SELECT cardinality(hits) > 0, cardinality(hits), hits[1] FROM inserted
 )
-SELECT allowed, cardinality(hits) AS counted, hits[1] AS oldest FROM decided
-UNION ALL
-SELECT cardinality(hits) > 0, cardinality(hits), hits[1] FROM inserted;
+SELECT k.*, decision.allowed, decision.counted, decision.oldest
+FROM k LEFT JOIN decision ON true;
 
 SELECT run_tasks.team_id, run_tasks.run_id, run_tasks.id, run_tasks.template_task_id,
        run_tasks.section_id, run_tasks.title, run_tasks.position, run_tasks.state,

@@ -307,24 +307,55 @@ pub struct RateDecision {
     pub reset_at: OffsetDateTime,
 }
 
-/// Per-key request counting over a rolling window, shared by every server instance.
+/// What admitting one request found: the caller's key and team, and how the rate limit
+/// counted the request.
+///
+/// ```
+/// # use procflow_domain::ports::{Admission, RateDecision};
+/// # fn check(admission: &Admission) -> &'static str {
+/// match admission.rate {
+///     // The team's subscription is not active: nothing was counted (403).
+///     None => "forbidden",
+///     Some(RateDecision { allowed: false, .. }) => "rate limited",
+///     Some(RateDecision { allowed: true, .. }) => "admitted",
+/// }
+/// # }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Admission {
+    /// The key whose secret was presented.
+    pub key: ApiKey,
+    /// Its team.
+    pub team: Team,
+    /// The rate limit's decision; `None` when the team is not active, and then the request
+    /// was not counted.
+    pub rate: Option<RateDecision>,
+}
+
+/// Authentication and per-key request counting over a rolling window, shared by every server
+/// instance. One call per request does both, because every request needs both: a store can
+/// then answer in one round trip.
 #[async_trait]
 pub trait RateLimiter: Send + Sync {
-    /// Counts a request of `key` at `now` if fewer than `limit` were accepted in the `window`
-    /// before it. Exact across instances sharing the store: of any number of concurrent
-    /// calls, at most `limit` are accepted per rolling window. Refused requests are not
-    /// counted.
+    /// Finds the unrevoked key whose secret hashes to `key_hash`, with its team, as
+    /// [`TeamStore::find_api_key`] does. When the team is active, also counts a request of the
+    /// key at `now` if fewer than `limit` were accepted in the `window` before it. Exact across
+    /// instances sharing the store: of any number of concurrent calls, at most `limit` are
+    /// accepted per rolling window. Refused requests are not counted, nor are requests of an
+    /// inactive team.
+    ///
+    /// A store MAY make the count less durable than other writes (a crash of the database
+    /// may forget the last moments of counting), never less exact while it runs.
     ///
     /// # Errors
-    /// Only store failures.
-    async fn hit(
+    /// Only store failures; an unknown or revoked key is `Ok(None)`.
+    async fn admit(
         &self,
-        team: TeamId,
-        key: ApiKeyId,
+        key_hash: &[u8; 32],
         now: OffsetDateTime,
         limit: u32,
         window: Duration,
-    ) -> DomainResult<RateDecision>;
+    ) -> DomainResult<Option<Admission>>;
 }
 
 /// A response kept for an `Idempotency-Key`, replayed to a retry of the same request.

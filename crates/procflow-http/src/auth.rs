@@ -10,12 +10,12 @@ use actix_web::middleware::Next;
 use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
 use futures_util::future::{Ready, ready};
 use procflow_domain::ids::ApiKeyId;
-use procflow_domain::team::{ApiKey, Team};
+use procflow_domain::team::Team;
 
 use crate::AppState;
 use crate::error::ApiError;
 use crate::keys;
-use crate::rate_limit::{Refusal, headers};
+use crate::rate_limit::{Admitted, Refusal, headers};
 
 /// The team and key an admitted request acts for.
 #[derive(Debug, Clone)]
@@ -57,12 +57,10 @@ pub async fn require(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     match authenticate(request.request()).await {
-        Ok(caller) => {
-            request.extensions_mut().insert(caller);
-            next.call(request)
-                .await
-                .map(ServiceResponse::map_into_boxed_body)
-        }
+        Ok(_) => next
+            .call(request)
+            .await
+            .map(ServiceResponse::map_into_boxed_body),
         Err(error) => Ok(request.error_response(error)),
     }
 }
@@ -89,49 +87,31 @@ fn bearer(request: &HttpRequest) -> Result<&str, ApiError> {
     })
 }
 
-/// A key and team already looked up earlier in the same request (by the idempotency guard),
-/// so that authentication does not read them twice.
-#[derive(Debug, Clone)]
-pub(crate) struct Identified {
-    pub key: ApiKey,
-    pub team: Team,
-}
-
-async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
+/// Admits the request once: finds its key and team and counts it against the rate limit (one
+/// store call), and records the [`Caller`] and its quota in the request's extensions. A request
+/// admitted already (by the idempotency guard, which needs the team first) is not counted again.
+pub(crate) async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
+    if let Some(caller) = request.extensions().get::<Caller>() {
+        return Ok(caller.clone());
+    }
     let state = request
         .app_data::<web::Data<AppState>>()
         .ok_or_else(ApiError::internal)?;
     let hash = keys::hash(bearer(request)?);
-    // A key refused in this window is refused again without a database round trip.
-    if let Some(refusal) = state.gate.cached_refusal(&hash) {
-        return Err(limited(&refusal));
-    }
-    let known = request.extensions().get::<Identified>().cloned();
-    let found = match known {
-        Some(Identified { key, team }) => Some((key, team)),
-        None => {
-            state
-                .services
-                .procflow
-                .ports()
-                .teams
-                .find_api_key(&hash)
-                .await?
+    match state.gate.admit(hash).await {
+        Ok(Admitted { key, team, quota }) => {
+            let caller = Caller { team, key: key.id };
+            let mut extensions = request.extensions_mut();
+            extensions.insert(quota);
+            extensions.insert(caller.clone());
+            Ok(caller)
         }
-    };
-    let (key, team) = found.ok_or_else(|| ApiError::unauthorized("unknown or revoked API key"))?;
-    if !team.is_active() {
-        return Err(ApiError::new(
+        Err(Refusal::UnknownKey) => Err(ApiError::unauthorized("unknown or revoked API key")),
+        Err(Refusal::InactiveTeam) => Err(ApiError::new(
             StatusCode::FORBIDDEN,
             "forbidden",
             "the team's subscription is not active",
-        ));
-    }
-    match state.gate.admit(team.id, key.id, hash).await {
-        Ok(quota) => {
-            request.extensions_mut().insert(quota);
-            Ok(Caller { team, key: key.id })
-        }
+        )),
         Err(Refusal::Store(error)) => Err(error.into()),
         Err(refusal) => Err(limited(&refusal)),
     }

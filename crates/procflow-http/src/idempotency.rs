@@ -4,11 +4,9 @@
 //!
 //! The guard sits inside [`crate::middleware::around`] (request id, panics, access log) and
 //! before the handler. It needs the team before the handler's [`crate::auth::Caller`] runs,
-//! so it looks the API key up itself, without counting a request: when the key is unknown,
-//! revoked, of an inactive team, or already refused by the rate limit, it steps aside and the
-//! handler answers 401, 403 or 429 as usual. A request it started is counted by the handler's
-//! `Caller`; one it answers itself (replay, 409, 422) is counted here, so a replay is no way
-//! around the rate limit.
+//! so it admits the request itself, as the handler's authentication would (401, 403 and 429
+//! first, before the body is read), and the handler finds it admitted: every keyed request is
+//! counted once, replays included, so a replay is no way around the rate limit.
 
 mod intake;
 pub mod key;
@@ -24,12 +22,11 @@ use procflow_domain::ports::{IdempotencyBegin, StoredResponse};
 use procflow_domain::team::Team;
 use time::Duration;
 
-use self::intake::{identify, read_body};
+use self::intake::read_body;
 pub use self::key::IdempotencyKey;
 use crate::AppState;
 use crate::error::ApiError;
 use crate::middleware::RequestId;
-use crate::rate_limit::Refusal;
 
 /// The request header.
 pub const HEADER: &str = "idempotency-key";
@@ -57,32 +54,16 @@ pub async fn guard(
     if !request.headers().contains_key(HEADER) {
         return pass(request, next).await;
     }
-    let (api_key, team, key_hash) = match identify(&request, &state).await {
-        Ok(Some(found)) => found,
-        Ok(None) => return pass(request, next).await,
+    let team = match crate::auth::authenticate(request.request()).await {
+        Ok(caller) => caller.team,
         Err(error) => return Ok(request.error_response(error)),
     };
-    // The handler's authentication reuses this lookup instead of reading the key again.
-    request.extensions_mut().insert(crate::auth::Identified {
-        key: api_key.clone(),
-        team: team.clone(),
-    });
     match claim(request, &state, &team).await {
         Claim::Started(request, key) => run(request, next, state, team, key).await,
-        Claim::Answered(request, outcome) => {
-            let answer = match state.gate.admit(team.id, api_key.id, key_hash).await {
-                Ok(quota) => {
-                    request.extensions_mut().insert(quota);
-                    outcome
-                }
-                Err(Refusal::Store(error)) => Err(error.into()),
-                Err(refusal) => Err(crate::auth::limited(&refusal)),
-            };
-            Ok(match answer {
-                Ok(response) => request.into_response(response),
-                Err(error) => request.error_response(error),
-            })
-        }
+        Claim::Answered(request, outcome) => Ok(match outcome {
+            Ok(response) => request.into_response(response),
+            Err(error) => request.error_response(error),
+        }),
     }
 }
 

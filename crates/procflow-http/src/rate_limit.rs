@@ -1,6 +1,7 @@
-//! The per-key rate limit gate: asks the shared [`RateLimiter`] about each authenticated
-//! request, remembers refusals in memory until they end, and turns the outcome into the
-//! `RateLimit-*` and `Retry-After` headers (API contract 3).
+//! The admission gate of every API request: asks the shared [`RateLimiter`] to find the API key
+//! and count the request (one store call for both), remembers rate-limit refusals in memory
+//! until they end, and turns the outcome into the `RateLimit-*` and `Retry-After` headers (API
+//! contract 3).
 //!
 //! A refusal is exact, not a guess: the limiter refuses until its oldest counted request leaves
 //! the window (`reset_at`), refused requests are not counted, and counted ones only leave by
@@ -17,8 +18,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use procflow_domain::error::DomainError;
-use procflow_domain::ids::{ApiKeyId, TeamId};
 use procflow_domain::ports::{Clock, RateLimiter};
+use procflow_domain::team::{ApiKey, Team};
 use time::{Duration, OffsetDateTime};
 
 /// The rolling window of the limit: `per_minute` requests in any 60 seconds.
@@ -44,9 +45,26 @@ pub struct Quota {
     pub reset_secs: u64,
 }
 
+/// A request the gate let through: whose it is, and its quota.
+#[derive(Clone, Debug)]
+pub struct Admitted {
+    /// The key presented.
+    pub key: ApiKey,
+    /// Its team, active.
+    pub team: Team,
+    /// The key's limit after this request.
+    pub quota: Quota,
+}
+
 /// Why a request was not admitted.
 #[derive(Debug, thiserror::Error)]
 pub enum Refusal {
+    /// No unrevoked key has this secret: 401.
+    #[error("unknown or revoked API key")]
+    UnknownKey,
+    /// The key's team is not active: 403. The request was not counted.
+    #[error("the team's subscription is not active")]
+    InactiveTeam,
     /// Over the limit: 429 `rate_limited`.
     #[error("rate limited; retry after {retry_after_secs} s")]
     Limited {
@@ -61,7 +79,7 @@ pub enum Refusal {
     Store(#[from] DomainError),
 }
 
-/// Admits or refuses each authenticated request by its API key. Shared by all workers.
+/// Admits or refuses each API request by its API key. Shared by all workers.
 pub struct RateLimitGate {
     limiter: Arc<dyn RateLimiter>,
     clock: Arc<dyn Clock>,
@@ -113,29 +131,33 @@ impl RateLimitGate {
         (until > now).then(|| self.limited(until, now))
     }
 
-    /// Counts a request of `key` (of `team`, whose secret hashes to `key_hash`): its quota
-    /// when accepted. A key refused earlier is refused from memory until its block ends,
-    /// without calling the limiter.
+    /// Admits a request presenting the key whose secret hashes to `key_hash`: finds the key
+    /// and its team and counts the request, in one call to the limiter. A key refused earlier
+    /// is refused from memory until its block ends, without calling the limiter.
     ///
     /// # Errors
-    /// [`Refusal::Limited`] over the limit; [`Refusal::Store`] when the limiter fails (not
-    /// remembered: the next request asks again).
-    pub async fn admit(
-        &self,
-        team: TeamId,
-        key: ApiKeyId,
-        key_hash: KeyHash,
-    ) -> Result<Quota, Refusal> {
+    /// [`Refusal::UnknownKey`], [`Refusal::InactiveTeam`]; [`Refusal::Limited`] over the limit;
+    /// [`Refusal::Store`] when the limiter fails (not remembered: the next request asks again).
+    pub async fn admit(&self, key_hash: KeyHash) -> Result<Admitted, Refusal> {
         if let Some(refusal) = self.cached_refusal(&key_hash) {
             return Err(refusal);
         }
         let now = self.clock.now();
-        let decision = self.limiter.hit(team, key, now, self.limit, WINDOW).await?;
+        let admission = self
+            .limiter
+            .admit(&key_hash, now, self.limit, WINDOW)
+            .await?
+            .ok_or(Refusal::UnknownKey)?;
+        let decision = admission.rate.ok_or(Refusal::InactiveTeam)?;
         if decision.allowed {
-            return Ok(Quota {
-                limit: self.limit,
-                remaining: decision.remaining,
-                reset_secs: whole_seconds_until(decision.reset_at, now),
+            return Ok(Admitted {
+                key: admission.key,
+                team: admission.team,
+                quota: Quota {
+                    limit: self.limit,
+                    remaining: decision.remaining,
+                    reset_secs: whole_seconds_until(decision.reset_at, now),
+                },
             });
         }
         self.remember(key_hash, decision.reset_at, now);
@@ -208,7 +230,7 @@ pub mod headers {
     }
 
     /// The headers of a refusal's response: the three of [`for_quota`] and `Retry-After` for
-    /// [`Refusal::Limited`]; none for a store failure (its response is a 5xx).
+    /// [`Refusal::Limited`]; none for the others (nothing was counted).
     #[must_use]
     pub fn for_refusal(refusal: &Refusal) -> Vec<(&'static str, String)> {
         match refusal {
@@ -220,7 +242,7 @@ pub mod headers {
                 pairs.push((RETRY_AFTER, retry_after_secs.to_string()));
                 pairs
             }
-            Refusal::Store(_) => Vec::new(),
+            Refusal::UnknownKey | Refusal::InactiveTeam | Refusal::Store(_) => Vec::new(),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! What the guard reads of a keyed request before claiming the key: who asks, and the body.
+//! What the guard reads of a keyed request before claiming the key: the body.
 
 use actix_web::HttpMessage;
 use actix_web::dev::ServiceRequest;
@@ -6,36 +6,8 @@ use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::web::{Bytes, BytesMut};
 use futures_util::StreamExt;
-use procflow_domain::team::{ApiKey, Team};
 
-use crate::AppState;
 use crate::error::ApiError;
-use crate::keys;
-
-/// The caller's key and team when the `Authorization` header names an active key of an
-/// active team not refused by the rate limit; `None` otherwise (the handler answers).
-pub(super) async fn identify(
-    request: &ServiceRequest,
-    state: &AppState,
-) -> Result<Option<(ApiKey, Team, [u8; 32])>, ApiError> {
-    let Some(bearer) = crate::auth::bearer_token(request.headers()) else {
-        return Ok(None);
-    };
-    let hash = keys::hash(bearer);
-    if state.gate.cached_refusal(&hash).is_some() {
-        return Ok(None);
-    }
-    let found = state
-        .services
-        .procflow
-        .ports()
-        .teams
-        .find_api_key(&hash)
-        .await?;
-    Ok(found
-        .filter(|(_, team)| team.is_active())
-        .map(|(key, team)| (key, team, hash)))
-}
 
 /// Reads the whole body, refusing one over `limit` bytes with 413 as the JSON reader does.
 pub(super) async fn read_body(

@@ -5,7 +5,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use async_trait::async_trait;
 use procflow_domain::error::{DomainResult, StoreError};
 use procflow_domain::fakes::FixedClock;
-use procflow_domain::ports::RateDecision;
+use procflow_domain::ids::{ApiKeyId, TeamId, UserId};
+use procflow_domain::ports::{Admission, RateDecision};
+use procflow_domain::team::Subscription;
 use time::macros::datetime;
 use uuid::Uuid;
 
@@ -13,41 +15,84 @@ use super::*;
 
 const T0: OffsetDateTime = datetime!(2026-03-01 9:00 UTC);
 
-/// A rolling-window limiter in memory that counts its calls and can be made to fail.
+/// A rolling-window limiter in memory that counts its calls and can be made to fail. Every
+/// hash names a key of an active team (key `n` for the hash `[n; 32]`), except the hashes
+/// starting with 0xFF (unknown) and 0xEE (a key of an inactive team).
 #[derive(Default)]
 struct FakeLimiter {
     calls: AtomicUsize,
     failing: std::sync::atomic::AtomicBool,
-    hits: Mutex<HashMap<(TeamId, ApiKeyId), Vec<OffsetDateTime>>>,
+    hits: Mutex<HashMap<KeyHash, Vec<OffsetDateTime>>>,
 }
+
+const UNKNOWN: u8 = 0xFF;
+const INACTIVE: u8 = 0xEE;
 
 #[async_trait]
 impl RateLimiter for FakeLimiter {
-    async fn hit(
+    async fn admit(
         &self,
-        team: TeamId,
-        key: ApiKeyId,
+        key_hash: &KeyHash,
         now: OffsetDateTime,
         limit: u32,
         window: Duration,
-    ) -> DomainResult<RateDecision> {
+    ) -> DomainResult<Option<Admission>> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         if self.failing.load(Ordering::SeqCst) {
             return Err(StoreError::Unavailable("down".into()).into());
         }
+        if key_hash[0] == UNKNOWN {
+            return Ok(None);
+        }
+        let (key, mut team) = key_and_team(key_hash[0]);
+        if key_hash[0] == INACTIVE {
+            team.subscription = Subscription::Inactive;
+            return Ok(Some(Admission {
+                key,
+                team,
+                rate: None,
+            }));
+        }
         let mut all = self.hits.lock().unwrap();
-        let hits = all.entry((team, key)).or_default();
+        let hits = all.entry(*key_hash).or_default();
         hits.retain(|hit| *hit > now - window);
         let allowed = hits.len() < limit as usize;
         if allowed {
             hits.push(now);
         }
-        Ok(RateDecision {
+        let rate = RateDecision {
             allowed,
             remaining: limit.saturating_sub(u32::try_from(hits.len()).unwrap()),
             reset_at: hits.first().copied().unwrap_or(now) + window,
-        })
+        };
+        Ok(Some(Admission {
+            key,
+            team,
+            rate: Some(rate),
+        }))
     }
+}
+
+/// Key `n` and its team.
+fn key_and_team(n: u8) -> (ApiKey, Team) {
+    let team = Team {
+        id: TeamId::from_uuid(Uuid::from_u128(0xA)),
+        name: "Team".into(),
+        base_url: "http://localhost".into(),
+        timezone: "UTC".into(),
+        subscription: Subscription::Active,
+        created_at: T0,
+    };
+    let key = ApiKey {
+        id: ApiKeyId::from_uuid(Uuid::from_u128(u128::from(n))),
+        team_id: team.id,
+        name: None,
+        prefix: "pf_live_test".into(),
+        created_by: UserId::from_uuid(Uuid::from_u128(0xB)),
+        created_at: T0,
+        revoked_at: None,
+    };
+    (key, team)
 }
 
 struct Setup {
@@ -78,18 +123,12 @@ impl Setup {
         self.clock.advance(target - self.clock.now());
     }
 
+    /// The quota of admitting a request with key `n`, checked to be key `n` of its team.
     async fn admit(&self, n: u8) -> Result<Quota, Refusal> {
-        let (team, key, hash) = key(n);
-        self.gate.admit(team, key, hash).await
+        let admitted = self.gate.admit([n; 32]).await?;
+        assert_eq!((admitted.key, admitted.team), key_and_team(n));
+        Ok(admitted.quota)
     }
-}
-
-fn key(n: u8) -> (TeamId, ApiKeyId, KeyHash) {
-    (
-        TeamId::from_uuid(Uuid::from_u128(0xA)),
-        ApiKeyId::from_uuid(Uuid::from_u128(u128::from(n))),
-        [n; 32],
-    )
 }
 
 fn quota(limit: u32, remaining: u32, reset_secs: u64) -> Quota {
@@ -136,15 +175,13 @@ async fn once_refused_a_key_is_refused_from_memory_until_its_reset() {
     for (at, expected) in [(20.0, 40), (30.2, 30), (59.0, 1), (59.5, 1), (59.999, 1)] {
         setup.advance_to(at);
         assert_eq!(retry_after(setup.admit(1).await), expected, "at {at} s");
-        let (_, _, hash) = key(1);
-        assert!(setup.gate.cached_refusal(&hash).is_some());
+        assert!(setup.gate.cached_refusal(&[1; 32]).is_some());
     }
     assert_eq!(setup.calls(), 3, "cached refusals ask nobody");
 
     // At the reset the oldest hit has left the window: the limiter is asked again.
     setup.advance_to(60.0);
-    let (_, _, hash) = key(1);
-    assert!(setup.gate.cached_refusal(&hash).is_none());
+    assert!(setup.gate.cached_refusal(&[1; 32]).is_none());
     assert_eq!(setup.admit(1).await.unwrap(), quota(2, 0, 20));
     assert_eq!(setup.calls(), 4);
     assert_eq!(retry_after(setup.admit(1).await), 20);
@@ -157,8 +194,7 @@ async fn a_refusal_blocks_only_its_own_key() {
     setup.admit(1).await.unwrap();
     retry_after(setup.admit(1).await);
     assert_eq!(setup.admit(2).await.unwrap(), quota(1, 0, 60));
-    let (_, _, other) = key(2);
-    assert!(setup.gate.cached_refusal(&other).is_none());
+    assert!(setup.gate.cached_refusal(&[2; 32]).is_none());
     assert_eq!(setup.calls(), 3);
 }
 
@@ -196,6 +232,31 @@ async fn store_failures_pass_through_and_are_not_remembered() {
 }
 
 #[tokio::test]
+async fn unknown_keys_and_inactive_teams_are_refused_asking_each_time_and_not_counted() {
+    let setup = Setup::new(1);
+    for round in 1..=2 {
+        assert!(matches!(
+            setup.admit(UNKNOWN).await,
+            Err(Refusal::UnknownKey)
+        ));
+        assert!(matches!(
+            setup.admit(INACTIVE).await,
+            Err(Refusal::InactiveTeam)
+        ));
+        assert_eq!(setup.calls(), 2 * round, "nothing remembered");
+    }
+    assert!(setup.gate.cached_refusal(&[UNKNOWN; 32]).is_none());
+    assert!(setup.gate.cached_refusal(&[INACTIVE; 32]).is_none());
+    assert!(
+        setup.limiter.hits.lock().unwrap().is_empty(),
+        "nothing counted"
+    );
+    for refusal in [Refusal::UnknownKey, Refusal::InactiveTeam] {
+        assert!(headers::for_refusal(&refusal).is_empty());
+    }
+}
+
+#[tokio::test]
 async fn a_limit_of_zero_refuses_every_request() {
     let setup = Setup::new(0);
     assert_eq!(retry_after(setup.admit(1).await), 60);
@@ -207,18 +268,16 @@ async fn a_limit_of_zero_refuses_every_request() {
 async fn the_refusal_memory_forgets_blocks_that_ended() {
     let setup = Setup::new(0);
     for n in 0..3_000_u16 {
-        let (team, key, _) = key(0);
         let mut hash = [0; 32];
-        hash[..2].copy_from_slice(&n.to_be_bytes());
-        retry_after(setup.gate.admit(team, key, hash).await);
+        hash[1..3].copy_from_slice(&n.to_be_bytes());
+        retry_after(setup.gate.admit(hash).await.map(|admitted| admitted.quota));
     }
     assert_eq!(setup.gate.blocked_len(), 3_000);
     setup.advance_to(61.0);
     for n in 0..3_000_u16 {
-        let (team, key, _) = key(0);
         let mut hash = [1; 32];
-        hash[..2].copy_from_slice(&n.to_be_bytes());
-        retry_after(setup.gate.admit(team, key, hash).await);
+        hash[1..3].copy_from_slice(&n.to_be_bytes());
+        retry_after(setup.gate.admit(hash).await.map(|admitted| admitted.quota));
     }
     assert_eq!(
         setup.gate.blocked_len(),

@@ -3,6 +3,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use futures_util::future::try_join3;
 use procflow_domain::error::{DomainResult, Resource};
 use procflow_domain::ids::{TeamId, TemplateId};
 use procflow_domain::ports::{TemplateDecision, TemplateStore};
@@ -24,7 +25,7 @@ fn live(team: TeamId) -> templates::BoxedQuery<'static, diesel::pg::Pg> {
 }
 
 async fn header(
-    conn: &mut AsyncPgConnection,
+    mut conn: &AsyncPgConnection,
     team: TeamId,
     id: TemplateId,
     lock: bool,
@@ -35,9 +36,9 @@ async fn header(
         .filter(templates::archived_at.is_null())
         .select(TemplateRow::as_select());
     let found = if lock {
-        query.for_update().first(conn).await
+        query.for_update().first(&mut conn).await
     } else {
-        query.first(conn).await
+        query.first(&mut conn).await
     };
     found
         .optional()
@@ -46,7 +47,7 @@ async fn header(
 }
 
 async fn sections(
-    conn: &mut AsyncPgConnection,
+    mut conn: &AsyncPgConnection,
     team: TeamId,
     templates_of: &[Uuid],
 ) -> DomainResult<Vec<(Uuid, Section)>> {
@@ -55,7 +56,7 @@ async fn sections(
         .filter(template_sections::template_id.eq_any(templates_of))
         .order((template_sections::template_id, template_sections::position))
         .select(TemplateSectionRow::as_select())
-        .load(conn)
+        .load(&mut conn)
         .await
         .map_err(db_error)?;
     rows.into_iter()
@@ -67,7 +68,7 @@ async fn sections(
 }
 
 async fn tasks(
-    conn: &mut AsyncPgConnection,
+    mut conn: &AsyncPgConnection,
     team: TeamId,
     id: TemplateId,
     after: Option<i32>,
@@ -85,23 +86,26 @@ async fn tasks(
     if let Some(limit) = limit {
         query = query.limit(limit);
     }
-    let rows: Vec<TemplateTaskRow> = query.load(conn).await.map_err(db_error)?;
+    let rows: Vec<TemplateTaskRow> = query.load(&mut conn).await.map_err(db_error)?;
     rows.into_iter().map(TemplateTaskRow::into_domain).collect()
 }
 
+/// A template with its sections and tasks. The three reads are independent, so they are sent
+/// together (diesel-async pipelines futures polled at once on one connection): one round trip.
+/// PostgreSQL runs them in order, so with `lock` the header is locked before the rest is read.
 async fn load(
-    conn: &mut AsyncPgConnection,
+    conn: &AsyncPgConnection,
     team: TeamId,
     id: TemplateId,
     lock: bool,
 ) -> DomainResult<Template> {
-    let row = header(conn, team, id, lock).await?;
-    let sections = sections(conn, team, &[row.id])
-        .await?
-        .into_iter()
-        .map(|(_, s)| s)
-        .collect();
-    let tasks = tasks(conn, team, id, None, None).await?;
+    let (row, sections, tasks) = try_join3(
+        header(conn, team, id, lock),
+        sections(conn, team, &[id.as_uuid()]),
+        tasks(conn, team, id, None, None),
+    )
+    .await?;
+    let sections = sections.into_iter().map(|(_, s)| s).collect();
     row.into_domain(sections, tasks)
 }
 
@@ -165,7 +169,7 @@ impl TemplateStore for PgStore {
             .await
             .map_err(db_error)?;
         let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
-        let mut all_sections = sections(&mut conn, team, &ids).await?;
+        let mut all_sections = sections(&conn, team, &ids).await?;
         let templates = rows
             .into_iter()
             .map(|row| {
@@ -182,8 +186,8 @@ impl TemplateStore for PgStore {
     }
 
     async fn get_template(&self, team: TeamId, id: TemplateId) -> DomainResult<Template> {
-        let mut conn = self.conn().await?;
-        load(&mut conn, team, id, false).await
+        let conn = self.conn().await?;
+        load(&conn, team, id, false).await
     }
 
     async fn list_template_tasks(
@@ -193,7 +197,7 @@ impl TemplateStore for PgStore {
         page: PageRequest,
     ) -> DomainResult<Page<TemplateTask>> {
         let mut conn = self.conn().await?;
-        header(&mut conn, team, id, false).await?;
+        header(&conn, team, id, false).await?;
         let after = match page.cursor {
             None => None,
             Some(cursor) => Some(
@@ -210,7 +214,7 @@ impl TemplateStore for PgStore {
             ),
         };
         let limit = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
-        let fetched = tasks(&mut conn, team, id, after, Some(limit)).await?;
+        let fetched = tasks(&conn, team, id, after, Some(limit)).await?;
         Ok(Page::from_fetched(fetched, page.limit, |t| t.id.as_uuid()))
     }
 

@@ -9,6 +9,7 @@ mod sharing;
 mod stats;
 mod teams;
 mod templates;
+mod unnest;
 
 use diesel::prelude::*;
 use diesel_async::pooled_connection::deadpool::Object;
@@ -23,7 +24,7 @@ use crate::error::{db_error, pool_error};
 use crate::pool::{self, PgPool, PoolConfig, PoolStatus};
 use crate::rows::outbox::NewOutboxRow;
 use crate::rows::run::RunSectionRow;
-use crate::schema::{outbox as outbox_table, run_sections};
+use crate::schema::run_sections;
 
 /// The PostgreSQL adapter of the store ports. Cheap to clone: clones share the pool.
 #[derive(Clone)]
@@ -80,8 +81,9 @@ impl PgStore {
     }
 }
 
-/// Appends events to the outbox, in the caller's transaction.
-async fn append_events(conn: &mut AsyncPgConnection, events: &[Event]) -> DomainResult<()> {
+/// Appends events to the outbox, in the caller's transaction. Takes a shared connection so
+/// that callers may pipeline it with their other writes.
+async fn append_events(mut conn: &AsyncPgConnection, events: &[Event]) -> DomainResult<()> {
     if events.is_empty() {
         return Ok(());
     }
@@ -89,9 +91,8 @@ async fn append_events(conn: &mut AsyncPgConnection, events: &[Event]) -> Domain
         .iter()
         .map(NewOutboxRow::from_domain)
         .collect::<Result<Vec<_>, _>>()?;
-    diesel::insert_into(outbox_table::table)
-        .values(&rows)
-        .execute(conn)
+    unnest::InsertOutbox::of(rows)
+        .execute(&mut conn)
         .await
         .map(|_| ())
         .map_err(db_error)

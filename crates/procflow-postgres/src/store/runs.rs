@@ -12,10 +12,11 @@ use procflow_domain::values::{Cursor, Page, PageRequest, ShareToken};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::unnest::{InsertRunSections, InsertRunTasks};
 use super::{PgStore, append_events, not_found, sections_of_runs, sharing};
 use crate::error::{Failure, db_error};
 use crate::rows::run::{RunChanges, RunRow, RunSectionRow, RunTaskChanges, RunTaskRow};
-use crate::schema::{run_sections, run_tasks, runs};
+use crate::schema::{run_tasks, runs};
 
 fn of_team(team: TeamId) -> runs::BoxedQuery<'static, diesel::pg::Pg> {
     runs::table
@@ -133,16 +134,10 @@ impl RunStore for PgStore {
                     .execute(conn)
                     .await?;
                 if !sections.is_empty() {
-                    diesel::insert_into(run_sections::table)
-                        .values(&sections)
-                        .execute(conn)
-                        .await?;
+                    InsertRunSections::of(sections).execute(conn).await?;
                 }
                 if !tasks.is_empty() {
-                    diesel::insert_into(run_tasks::table)
-                        .values(&tasks)
-                        .execute(conn)
-                        .await?;
+                    InsertRunTasks::of(tasks).execute(conn).await?;
                 }
                 append_events(conn, &new_run.events).await?;
                 Ok(())

@@ -3,6 +3,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use futures_util::future::try_join3;
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::guest::{Share, ShareChange};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
@@ -37,7 +38,7 @@ fn filtered(team: TeamId, filter: RunFilter) -> runs::BoxedQuery<'static, diesel
 
 /// The run header, without its sections, optionally locked for the rest of the transaction.
 pub(super) async fn run_header(
-    conn: &mut AsyncPgConnection,
+    mut conn: &AsyncPgConnection,
     team: TeamId,
     id: RunId,
     lock: bool,
@@ -47,9 +48,9 @@ pub(super) async fn run_header(
         .filter(runs::id.eq(id.as_uuid()))
         .select(RunRow::as_select());
     let found = if lock {
-        query.for_update().first(conn).await
+        query.for_update().first(&mut conn).await
     } else {
-        query.first(conn).await
+        query.first(&mut conn).await
     };
     found
         .optional()
@@ -58,14 +59,14 @@ pub(super) async fn run_header(
 }
 
 /// Writes a run header's changing columns.
-pub(super) async fn write_run(conn: &mut AsyncPgConnection, run: &Run) -> DomainResult<()> {
+pub(super) async fn write_run(mut conn: &AsyncPgConnection, run: &Run) -> DomainResult<()> {
     diesel::update(
         runs::table
             .filter(runs::team_id.eq(run.team_id.as_uuid()))
             .filter(runs::id.eq(run.id.as_uuid())),
     )
     .set(RunChanges::from_domain(run))
-    .execute(conn)
+    .execute(&mut conn)
     .await
     .map(|_| ())
     .map_err(db_error)
@@ -92,7 +93,7 @@ pub(super) async fn with_sections(
 }
 
 async fn task_row(
-    conn: &mut AsyncPgConnection,
+    mut conn: &AsyncPgConnection,
     team: TeamId,
     run: RunId,
     task: TaskId,
@@ -102,10 +103,56 @@ async fn task_row(
         .filter(run_tasks::run_id.eq(run.as_uuid()))
         .filter(run_tasks::id.eq(task.as_uuid()))
         .select(RunTaskRow::as_select())
-        .first(conn)
+        .first(&mut conn)
         .await
         .optional()
         .map_err(db_error)
+}
+
+/// The run header and one of its tasks, in one statement, both rows locked for the rest of
+/// the transaction. Locking the task row too matters: when the statement waits for the run's
+/// lock, PostgreSQL re-reads the newest version only of the rows it locks, so an unlocked
+/// joined task row could be one a concurrent update has since replaced. `None` when either
+/// is missing.
+async fn locked_run_and_task(
+    mut conn: &AsyncPgConnection,
+    team: TeamId,
+    run: RunId,
+    task: TaskId,
+) -> DomainResult<Option<(RunRow, RunTaskRow)>> {
+    runs::table
+        .inner_join(
+            run_tasks::table.on(run_tasks::team_id
+                .eq(runs::team_id)
+                .and(run_tasks::run_id.eq(runs::id))),
+        )
+        .filter(runs::team_id.eq(team.as_uuid()))
+        .filter(runs::id.eq(run.as_uuid()))
+        .filter(run_tasks::id.eq(task.as_uuid()))
+        .select((RunRow::as_select(), RunTaskRow::as_select()))
+        .for_update()
+        .first(&mut conn)
+        .await
+        .optional()
+        .map_err(db_error)
+}
+
+async fn write_task(
+    mut conn: &AsyncPgConnection,
+    team: TeamId,
+    task: &RunTask,
+) -> DomainResult<()> {
+    diesel::update(
+        run_tasks::table
+            .filter(run_tasks::team_id.eq(team.as_uuid()))
+            .filter(run_tasks::run_id.eq(task.run_id.as_uuid()))
+            .filter(run_tasks::id.eq(task.id.as_uuid())),
+    )
+    .set(RunTaskChanges::from_domain(task))
+    .execute(&mut conn)
+    .await
+    .map(|_| ())
+    .map_err(db_error)
 }
 
 fn page_size(page: PageRequest) -> i64 {
@@ -155,7 +202,7 @@ impl RunStore for PgStore {
 
     async fn get_run(&self, team: TeamId, id: RunId) -> DomainResult<Run> {
         let mut conn = self.conn().await?;
-        let row = run_header(&mut conn, team, id, false).await?;
+        let row = run_header(&conn, team, id, false).await?;
         let mut runs = with_sections(&mut conn, team, vec![row]).await?;
         runs.pop().ok_or(not_found(Resource::Run))
     }
@@ -214,7 +261,7 @@ impl RunStore for PgStore {
                 .map_err(db_error)?
             else {
                 // Distinguish an unknown run (404) from an unknown cursor (400).
-                run_header(&mut conn, team, run, false).await?;
+                run_header(&conn, team, run, false).await?;
                 return Err(Cursor::unknown().into());
             };
             query = query.filter(run_tasks::position.gt(position));
@@ -229,7 +276,7 @@ impl RunStore for PgStore {
         // Every run has tasks: an empty first page means the run is not the team's. After a
         // cursor the run is known to exist already.
         if rows.is_empty() && page.cursor.is_none() {
-            run_header(&mut conn, team, run, false).await?;
+            run_header(&conn, team, run, false).await?;
         }
         let tasks = rows
             .into_iter()
@@ -239,11 +286,11 @@ impl RunStore for PgStore {
     }
 
     async fn get_task(&self, team: TeamId, run: RunId, task: TaskId) -> DomainResult<RunTask> {
-        let mut conn = self.conn().await?;
-        match task_row(&mut conn, team, run, task).await? {
+        let conn = self.conn().await?;
+        match task_row(&conn, team, run, task).await? {
             Some(row) => row.into_domain(),
             None => {
-                run_header(&mut conn, team, run, false).await?;
+                run_header(&conn, team, run, false).await?;
                 Err(not_found(Resource::Task))
             }
         }
@@ -261,27 +308,23 @@ impl RunStore for PgStore {
             // The run row's lock serialises every change to the run's tasks: no update is
             // lost and the run completes exactly once. Sections are not read: the decision
             // never needs them, and reading them would cost a query per update.
-            let header = run_header(conn, team, run, true)
-                .await?
-                .into_domain(Vec::new())?;
-            let current = task_row(conn, team, run, task)
-                .await?
-                .ok_or(DomainError::NotFound(Resource::Task))?
-                .into_domain()?;
-            let change = decide(&header, &current)?;
+            let Some((header, current)) = locked_run_and_task(conn, team, run, task).await? else {
+                run_header(conn, team, run, false).await?;
+                return Err(DomainError::NotFound(Resource::Task).into());
+            };
+            let change = decide(&header.into_domain(Vec::new())?, &current.into_domain()?)?;
+            let conn: &AsyncPgConnection = conn;
             if change.changed {
-                diesel::update(
-                    run_tasks::table
-                        .filter(run_tasks::team_id.eq(team.as_uuid()))
-                        .filter(run_tasks::run_id.eq(run.as_uuid()))
-                        .filter(run_tasks::id.eq(task.as_uuid())),
+                // Independent writes under the locks taken above, pipelined: one round trip.
+                try_join3(
+                    write_task(conn, team, &change.task),
+                    write_run(conn, &change.run),
+                    append_events(conn, &change.events),
                 )
-                .set(RunTaskChanges::from_domain(&change.task))
-                .execute(conn)
                 .await?;
-                write_run(conn, &change.run).await?;
+            } else {
+                append_events(conn, &change.events).await?;
             }
-            append_events(conn, &change.events).await?;
             Ok(change)
         })
         .await
@@ -290,7 +333,7 @@ impl RunStore for PgStore {
 
     async fn get_share(&self, team: TeamId, run: RunId) -> DomainResult<Option<Share>> {
         let mut conn = self.conn().await?;
-        run_header(&mut conn, team, run, false).await?;
+        run_header(&conn, team, run, false).await?;
         sharing::load_share(&mut conn, team, run).await
     }
 

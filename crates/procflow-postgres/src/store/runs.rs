@@ -155,6 +155,18 @@ async fn write_task(
     .map_err(db_error)
 }
 
+/// The ids of a team's runs that pass `filter` and are `cursor`: one row when the cursor is
+/// a run the listing can continue from.
+fn run_cursor(
+    team: TeamId,
+    filter: RunFilter,
+    cursor: Cursor,
+) -> runs::BoxedQuery<'static, diesel::pg::Pg, diesel::sql_types::Uuid> {
+    filtered(team, filter)
+        .filter(runs::id.eq(cursor.id()))
+        .select(runs::id)
+}
+
 fn page_size(page: PageRequest) -> i64 {
     i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX)
 }
@@ -216,15 +228,11 @@ impl RunStore for PgStore {
         let mut conn = self.conn().await?;
         let mut query = filtered(team, filter);
         if let Some(cursor) = page.cursor {
-            let known: Option<Uuid> = filtered(team, filter)
-                .filter(runs::id.eq(cursor.id()))
-                .select(runs::id)
-                .first(&mut conn)
-                .await
-                .optional()
-                .map_err(db_error)?;
-            known.ok_or_else(Cursor::unknown)?;
-            query = query.filter(runs::id.lt(cursor.id()));
+            // The cursor's check rides in the page query: an unknown cursor empties the page,
+            // and only an empty page asks about the cursor alone.
+            query = query
+                .filter(runs::id.lt(cursor.id()))
+                .filter(diesel::dsl::exists(run_cursor(team, filter, cursor)));
         }
         // Run ids are UUIDv7: descending id is newest first.
         let rows: Vec<RunRow> = query
@@ -234,6 +242,19 @@ impl RunStore for PgStore {
             .load(&mut conn)
             .await
             .map_err(db_error)?;
+        if rows.is_empty() {
+            if let Some(cursor) = page.cursor {
+                let known: Option<Uuid> = run_cursor(team, filter, cursor)
+                    .first(&mut conn)
+                    .await
+                    .optional()
+                    .map_err(db_error)?;
+                known.ok_or_else(Cursor::unknown)?;
+            }
+            return Ok(Page::from_fetched(Vec::new(), page.limit, |r: &Run| {
+                r.id.as_uuid()
+            }));
+        }
         let runs = with_sections(&mut conn, team, rows).await?;
         Ok(Page::from_fetched(runs, page.limit, |r| r.id.as_uuid()))
     }
@@ -245,26 +266,21 @@ impl RunStore for PgStore {
         page: PageRequest,
     ) -> DomainResult<Page<RunTask>> {
         let mut conn = self.conn().await?;
-        let mut query = run_tasks::table
+        let of_run = run_tasks::table
             .filter(run_tasks::team_id.eq(team.as_uuid()))
-            .filter(run_tasks::run_id.eq(run.as_uuid()))
-            .into_boxed();
+            .filter(run_tasks::run_id.eq(run.as_uuid()));
+        let mut query = of_run.into_boxed();
         if let Some(cursor) = page.cursor {
-            let Some(position) = run_tasks::table
-                .filter(run_tasks::team_id.eq(team.as_uuid()))
-                .filter(run_tasks::run_id.eq(run.as_uuid()))
-                .filter(run_tasks::id.eq(cursor.id()))
-                .select(run_tasks::position)
-                .first::<i32>(&mut conn)
-                .await
-                .optional()
-                .map_err(db_error)?
-            else {
-                // Distinguish an unknown run (404) from an unknown cursor (400).
-                run_header(&conn, team, run, false).await?;
-                return Err(Cursor::unknown().into());
-            };
-            query = query.filter(run_tasks::position.gt(position));
+            // An unknown cursor has no position, which empties the page; only an empty page
+            // asks what is unknown.
+            let c = diesel::alias!(run_tasks as c);
+            let after = c
+                .filter(c.field(run_tasks::team_id).eq(team.as_uuid()))
+                .filter(c.field(run_tasks::run_id).eq(run.as_uuid()))
+                .filter(c.field(run_tasks::id).eq(cursor.id()))
+                .select(c.field(run_tasks::position))
+                .single_value();
+            query = query.filter(run_tasks::position.nullable().gt(after));
         }
         let rows: Vec<RunTaskRow> = query
             .order(run_tasks::position)
@@ -273,10 +289,21 @@ impl RunStore for PgStore {
             .load(&mut conn)
             .await
             .map_err(db_error)?;
-        // Every run has tasks: an empty first page means the run is not the team's. After a
-        // cursor the run is known to exist already.
-        if rows.is_empty() && page.cursor.is_none() {
-            run_header(&conn, team, run, false).await?;
+        // Every run has tasks: an empty page is an unknown run (404), an unknown cursor (400),
+        // or the end of the list after the last task.
+        if rows.is_empty() {
+            let cursor_known = match page.cursor {
+                Some(cursor) => task_row(&conn, team, run, TaskId::from_uuid(cursor.id()))
+                    .await?
+                    .is_some(),
+                None => false,
+            };
+            if !cursor_known {
+                run_header(&conn, team, run, false).await?;
+                if page.cursor.is_some() {
+                    return Err(Cursor::unknown().into());
+                }
+            }
         }
         let tasks = rows
             .into_iter()

@@ -100,7 +100,7 @@ async fn append_events(mut conn: &AsyncPgConnection, events: &[Event]) -> Domain
 
 /// The sections of several runs of a team, by run then position.
 async fn sections_of_runs(
-    conn: &mut AsyncPgConnection,
+    mut conn: &AsyncPgConnection,
     team: TeamId,
     runs: &[Uuid],
 ) -> DomainResult<Vec<(RunId, Section)>> {
@@ -109,7 +109,7 @@ async fn sections_of_runs(
         .filter(run_sections::run_id.eq_any(runs))
         .order((run_sections::run_id, run_sections::position))
         .select(RunSectionRow::as_select())
-        .load(conn)
+        .load(&mut conn)
         .await
         .map_err(db_error)?;
     rows.into_iter()

@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use futures_util::future::try_join3;
+use futures_util::future::{try_join, try_join3};
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::guest::{Share, ShareChange};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
@@ -213,10 +213,14 @@ impl RunStore for PgStore {
     }
 
     async fn get_run(&self, team: TeamId, id: RunId) -> DomainResult<Run> {
-        let mut conn = self.conn().await?;
-        let row = run_header(&conn, team, id, false).await?;
-        let mut runs = with_sections(&mut conn, team, vec![row]).await?;
-        runs.pop().ok_or(not_found(Resource::Run))
+        let conn = self.conn().await?;
+        // Independent reads, pipelined: one round trip for both.
+        let (row, sections) = try_join(
+            run_header(&conn, team, id, false),
+            sections_of_runs(&conn, team, &[id.as_uuid()]),
+        )
+        .await?;
+        row.into_domain(sections.into_iter().map(|(_, s)| s).collect())
     }
 
     async fn list_runs(

@@ -1,9 +1,11 @@
 //! Statement counts: creating a run is a fixed number of set-based statements whatever its
-//! size, and a task update costs the same on a small and a large run.
+//! size, a task update costs the same on a small and a large run, and reads cost a fixed
+//! number of statements.
 
 use procflow_domain::ports::RunStore;
+use procflow_domain::run::RunFilter;
 use procflow_domain::service::UpdateTask;
-use procflow_domain::values::PageRequest;
+use procflow_domain::values::{Cursor, Limit, PageRequest};
 
 use super::support::{Env, V7Ids, env, published, sized_document, start};
 
@@ -85,4 +87,53 @@ async fn a_task_update_costs_the_same_on_5_and_on_500_tasks() {
     // BEGIN, lock and read the run with the task (one statement), write the task, write the
     // run, append the event (these three pipelined: one round trip), COMMIT.
     assert_eq!(counts, [6, 6]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_and_pages_after_a_cursor_are_read_in_two_statements_or_one() {
+    let env = env().await;
+    let template = published(&env, &env.team, sized_document(5, 1)).await;
+    let mut runs = Vec::new();
+    for _ in 0..3 {
+        let run = env
+            .procflow
+            .create_run(&env.team, start(&template))
+            .await
+            .unwrap();
+        runs.push(run);
+    }
+    let after = |id| PageRequest {
+        limit: Limit::new(1).unwrap(),
+        cursor: Some(Cursor::after(id)),
+    };
+    // The header and the sections (pipelined).
+    let (read, count) = statements(&env, env.store.get_run(env.team.id, runs[0].id)).await;
+    assert_eq!(read.unwrap().id, runs[0].id);
+    assert_eq!(count, 2);
+    // The page, with the cursor's check folded in, then the page's sections.
+    let (page, count) = statements(
+        &env,
+        env.store.list_runs(
+            env.team.id,
+            RunFilter::default(),
+            after(runs[2].id.as_uuid()),
+        ),
+    )
+    .await;
+    assert_eq!(page.unwrap().items[0].id, runs[1].id);
+    assert_eq!(count, 2);
+    // The page alone: the cursor's position is a subquery of it.
+    let first = env
+        .store
+        .list_tasks(env.team.id, runs[0].id, PageRequest::default())
+        .await
+        .unwrap();
+    let (page, count) = statements(
+        &env,
+        env.store
+            .list_tasks(env.team.id, runs[0].id, after(first.items[0].id.as_uuid())),
+    )
+    .await;
+    assert_eq!(page.unwrap().items[0].id, first.items[1].id);
+    assert_eq!(count, 1);
 }

@@ -6,11 +6,11 @@ use procflow_domain::error::DomainError;
 use procflow_domain::ids::{RunId, SectionId, TaskId, TeamId, TemplateId, TemplateTaskId};
 use procflow_domain::run::{Decision, Run, RunStatus, RunTask, TaskState};
 use procflow_domain::template::Section;
-use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::template::{elements_json, elements_of, task_type_of, task_type_text};
+use super::elements::Elements;
+use super::template::{task_type_of, task_type_text};
 use super::{parse, section, to_i32, to_u32};
 use crate::error::corrupt;
 use crate::schema::{run_sections, run_tasks, runs};
@@ -77,7 +77,7 @@ pub(crate) struct RunTaskRow {
     pub webhook_enabled: bool,
     pub decision: Option<String>,
     pub comment: Option<String>,
-    pub custom_elements: Value,
+    pub custom_elements: Elements,
     pub created_at: OffsetDateTime,
 }
 
@@ -91,7 +91,7 @@ pub(crate) struct RunTaskChanges {
     pub assignee: Option<String>,
     pub decision: Option<String>,
     pub comment: Option<String>,
-    pub custom_elements: Value,
+    pub custom_elements: Elements,
 }
 
 fn status_of(text: &str) -> Result<RunStatus, DomainError> {
@@ -223,7 +223,7 @@ impl RunTaskRow {
             webhook_enabled: task.webhook_enabled,
             decision: task.decision.map(|d| decision_text(d).to_owned()),
             comment: task.comment.clone(),
-            custom_elements: elements_json(&task.custom_elements),
+            custom_elements: Elements(task.custom_elements.clone()),
             created_at: task.created_at,
         }
     }
@@ -253,7 +253,7 @@ impl RunTaskRow {
             webhook_enabled: self.webhook_enabled,
             decision: self.decision.map(|d| decision_of(&d)).transpose()?,
             comment: self.comment,
-            custom_elements: elements_of(self.custom_elements)?,
+            custom_elements: self.custom_elements.0,
             created_at: self.created_at,
         })
     }
@@ -269,7 +269,7 @@ impl RunTaskChanges {
             assignee: task.assignee.as_ref().map(ToString::to_string),
             decision: task.decision.map(|d| decision_text(d).to_owned()),
             comment: task.comment.clone(),
-            custom_elements: elements_json(&task.custom_elements),
+            custom_elements: Elements(task.custom_elements.clone()),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Rows of `templates`, `template_sections` and `template_tasks`.
 
+use super::elements::Elements;
 use diesel::prelude::*;
-use procflow_domain::element::CustomElement;
 use procflow_domain::error::DomainError;
 use procflow_domain::ids::{SectionId, TeamId, TemplateId, TemplateTaskId};
 use procflow_domain::template::{DueDateRule, Section, TaskType, Template, TemplateTask};
@@ -56,7 +56,7 @@ pub(crate) struct TemplateTaskRow {
     pub task_type: String,
     pub due_date: Option<Value>,
     pub webhook_enabled: bool,
-    pub custom_elements: Value,
+    pub custom_elements: Elements,
     pub created_at: OffsetDateTime,
 }
 
@@ -137,14 +137,6 @@ pub(crate) fn task_type_of(text: &str) -> Result<TaskType, DomainError> {
     }
 }
 
-pub(crate) fn elements_json(elements: &[CustomElement]) -> Value {
-    serde_json::to_value(elements).unwrap_or(Value::Null)
-}
-
-pub(crate) fn elements_of(value: Value) -> Result<Vec<CustomElement>, DomainError> {
-    serde_json::from_value(value).map_err(|e| corrupt("custom elements", e))
-}
-
 impl TemplateTaskRow {
     pub(crate) fn from_domain(template: &Template, task: &TemplateTask) -> Self {
         Self {
@@ -162,7 +154,7 @@ impl TemplateTaskRow {
                 .as_ref()
                 .and_then(|rule| serde_json::to_value(rule).ok()),
             webhook_enabled: task.webhook_enabled,
-            custom_elements: elements_json(&task.custom_elements),
+            custom_elements: Elements(task.custom_elements.clone()),
             created_at: task.created_at,
         }
     }
@@ -185,7 +177,7 @@ impl TemplateTaskRow {
                 .transpose()
                 .map_err(|e| corrupt("due-date rule", e))?,
             webhook_enabled: self.webhook_enabled,
-            custom_elements: elements_of(self.custom_elements)?,
+            custom_elements: self.custom_elements.0,
             created_at: self.created_at,
         })
     }

@@ -16,6 +16,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::rows::elements::Elements;
 use crate::rows::outbox::NewOutboxRow;
 use crate::rows::run::{RunSectionRow, RunTaskRow};
 
@@ -92,7 +93,7 @@ unnest_insert! {
         webhook_enabled: bool => Bool as "bool",
         decision: Option<String> => Nullable<Text> as "text",
         comment: Option<String> => Nullable<Text> as "text",
-        custom_elements: Value => Jsonb as "jsonb",
+        custom_elements: Elements => Jsonb as "jsonb",
         created_at: OffsetDateTime => Timestamptz as "timestamptz",
     }
 }

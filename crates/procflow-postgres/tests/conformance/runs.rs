@@ -405,3 +405,36 @@ async fn completing_a_run_records_one_completed_event_with_the_run() {
     assert_eq!(completions[0].id, run.id);
     assert_eq!(completions[0].status, "completed");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stored_elements_that_are_not_elements_fail_the_read_cleanly() {
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    use procflow_domain::error::StoreError;
+
+    let env = env().await;
+    let Started { run, tasks, .. } = started(&env).await;
+    let mut conn = AsyncPgConnection::establish(env.db.url()).await.unwrap();
+    diesel::sql_query(format!(
+        "UPDATE run_tasks SET custom_elements = '{{\"not\": \"a list\"}}' WHERE id = '{}'",
+        tasks[0].id.as_uuid()
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+
+    let read = env
+        .store
+        .list_tasks(env.team.id, run.id, PageRequest::default())
+        .await;
+    assert!(
+        matches!(read, Err(DomainError::Store(StoreError::Other(_)))),
+        "{read:?}"
+    );
+    // The other tasks read as before.
+    let other = env
+        .store
+        .get_task(env.team.id, run.id, tasks[1].id)
+        .await
+        .unwrap();
+    assert_eq!(other, tasks[1]);
+}

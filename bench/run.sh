@@ -13,6 +13,10 @@
 #   BENCH_BIG_RUNS     runs seeded in the big team (default 1000000)
 #   BENCH_GROWTH_RUNS  runs after which create-run is measured again (default 100000)
 #   BENCH_BIN          use this procflow binary instead of building one (no cargo build)
+#   BENCH_DB_POOL      the server's database pool size (PROCFLOW_DB_POOL_SIZE; default: the
+#                      server's default)
+#   BENCH_HTTP_WORKERS the server's HTTP workers (PROCFLOW_HTTP_WORKERS; default: the server's
+#                      default, one per core)
 #   BENCH_KEEP=1       keep the temporary directory (database, logs) after the run
 #   PROCFLOW_PG_BIN    directory of initdb/pg_ctl/pgbench (default: the highest
 #                      /usr/lib/postgresql/*/bin)
@@ -195,7 +199,11 @@ admin() {
 # start_server <port> <rate limit> <log name>: sets SERVER_PID
 start_server() {
   local port="$1" limit="$2" name="$3"
-  DATABASE_URL="$DB_URL" PROCFLOW_BIND="127.0.0.1:$port" PROCFLOW_RATE_LIMIT_PER_MINUTE="$limit" \
+  local tuning=()
+  [ -n "${BENCH_DB_POOL:-}" ] && tuning+=("PROCFLOW_DB_POOL_SIZE=$BENCH_DB_POOL")
+  [ -n "${BENCH_HTTP_WORKERS:-}" ] && tuning+=("PROCFLOW_HTTP_WORKERS=$BENCH_HTTP_WORKERS")
+  env -u PROCFLOW_DB_POOL_SIZE -u PROCFLOW_HTTP_WORKERS "${tuning[@]}" \
+    DATABASE_URL="$DB_URL" PROCFLOW_BIND="127.0.0.1:$port" PROCFLOW_RATE_LIMIT_PER_MINUTE="$limit" \
     RUST_LOG=warn "$BIN" serve >"$TMP/$name.log" 2>&1 &
   SERVER_PID=$!
   PIDS+=("$SERVER_PID")
@@ -207,6 +215,14 @@ start_server() {
     sleep 0.1
   done
   die "the server on port $port is not ready after 10 s"
+}
+
+# How the measured server's pool and workers are set, for the log and the report.
+server_tuning() {
+  local pool="16 (the default)" workers="one per core (the default)"
+  [ -n "${BENCH_DB_POOL:-}" ] && pool="$BENCH_DB_POOL (PROCFLOW_DB_POOL_SIZE)"
+  [ -n "${BENCH_HTTP_WORKERS:-}" ] && workers="$BENCH_HTTP_WORKERS (PROCFLOW_HTTP_WORKERS)"
+  printf 'database pool %s, HTTP workers %s' "$pool" "$workers"
 }
 
 rss_kib() { awk -v f="$2" '$1 == f":" { print $2 }' "/proc/$1/status"; }
@@ -307,7 +323,7 @@ main() {
     >"$TMP/create-body.json"
 
   PORT="$(free_port)"
-  say "starting procflow serve on 127.0.0.1:$PORT (PROCFLOW_RATE_LIMIT_PER_MINUTE=$RATE_LIMIT, pool and workers default)"
+  say "starting procflow serve on 127.0.0.1:$PORT (PROCFLOW_RATE_LIMIT_PER_MINUTE=$RATE_LIMIT; $(server_tuning))"
   start_server "$PORT" "$RATE_LIMIT" server
   MAIN_PID=$SERVER_PID
   sleep 1
@@ -479,8 +495,7 @@ report() {
       "load average at the end $(cut -d' ' -f1-3 /proc/loadavg)." \
       "PostgreSQL $("$PG_BIN/postgres" --version | awk '{ print $3 }') (fsync on, synchronous_commit on," \
       "shared_buffers 512MB), wrk $(wrk -v 2>&1 | awk 'NR == 1 { print $2 }'), server, database and load" \
-      "generator on the same machine. $BUILD_NOTE; default database pool (16) and HTTP workers" \
-      "(one per core)."
+      "generator on the same machine. $BUILD_NOTE; $(server_tuning)."
     echo
     echo "Each figure: one run of ${SECS} s. Rate limit raised with PROCFLOW_RATE_LIMIT_PER_MINUTE=$RATE_LIMIT," \
       "and requests spread round-robin over $NKEYS API keys of the team (pgbench: a random key of the same" \

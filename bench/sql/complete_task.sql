@@ -6,8 +6,10 @@
 -- update_task):
 --   autocommit: admission (API key lookup and rate-limit decision in one
 --   statement);
---   one transaction: the run row locked (SELECT ... FOR UPDATE), the task read, UPDATE the
---   task, UPDATE the run (open_tasks), INSERT outbox (the task_completed event).
+--   one transaction: the run and the task read and locked in one statement (a join, FOR
+--   UPDATE); then UPDATE the task, UPDATE the run (open_tasks) and INSERT outbox (the
+--   task_completed event), sent together (pipelined, as diesel-async does for futures joined
+--   on one connection); COMMIT.
 --
 -- Differences, on purpose: the service writes back the task's custom elements it read (a
 -- parameter); here `custom_elements = custom_elements` (the same row version is written).
@@ -83,20 +85,19 @@ BEGIN;
 
 SELECT runs.team_id, runs.id, runs.template_id, runs.template_version, runs.title, runs.status,
        runs.started_by, runs.timezone, runs.due_date, runs.is_shared, runs.open_tasks,
-       runs.created_at, runs.updated_at, runs.completed_at
-FROM runs
-WHERE runs.team_id = :team AND runs.id = bench.uuid(:run_ms, :pool_tag, 0)
-LIMIT 1 FOR UPDATE;
-
-SELECT run_tasks.team_id, run_tasks.run_id, run_tasks.id, run_tasks.template_task_id,
+       runs.created_at, runs.updated_at, runs.completed_at,
+       run_tasks.team_id, run_tasks.run_id, run_tasks.id, run_tasks.template_task_id,
        run_tasks.section_id, run_tasks.title, run_tasks.position, run_tasks.state,
        run_tasks.completed_at, run_tasks.completed_by, run_tasks.assignee, run_tasks.is_essential,
        run_tasks.task_type, run_tasks.due_date, run_tasks.webhook_enabled, run_tasks.decision,
        run_tasks.comment, run_tasks.custom_elements, run_tasks.created_at
-FROM run_tasks
-WHERE run_tasks.team_id = :team AND run_tasks.run_id = bench.uuid(:run_ms, :pool_tag, 0)
+FROM runs
+INNER JOIN run_tasks ON run_tasks.team_id = runs.team_id AND run_tasks.run_id = runs.id
+WHERE runs.team_id = :team AND runs.id = bench.uuid(:run_ms, :pool_tag, 0)
   AND run_tasks.id = bench.uuid(:run_ms, :pool_tag, :task_n)
-LIMIT 1;
+LIMIT 1 FOR UPDATE;
+
+\startpipeline
 
 UPDATE run_tasks
 SET state = 'completed', completed_at = now(), completed_by = 'api', assignee = NULL,
@@ -121,5 +122,7 @@ VALUES (gen_random_uuid(), :team, 'process_step.completed',
                     'completed_at', now(), 'completed_by', 'api', 'webhook_enabled', false,
                     'template_task_id', gen_random_uuid()))),
         now(), now());
+
+\endpipeline
 
 COMMIT;

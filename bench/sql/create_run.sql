@@ -4,16 +4,18 @@
 -- The statements procflow runs for that request, in the same order and transaction shape
 -- (captured with log_statement=all; see crates/procflow-postgres/src/store/{teams,rate_limits,
 -- templates,runs}.rs):
---   autocommit: admission (API key lookup and rate-limit decision in one
---   statement), template header, its sections, its tasks;
+--   autocommit: admission (API key lookup and rate-limit decision in one statement); the
+--   template header, its sections and its tasks, sent together (pipelined, as diesel-async
+--   does for futures joined on one connection);
 --   one transaction: INSERT runs, INSERT run_sections (5 rows), INSERT run_tasks (50 rows),
 --   INSERT outbox (the run_created event).
 --
 -- Differences, on purpose:
---   - The service sends the 5 section and 50 task rows as one multi-row VALUES built from the
---     template it read; here they are copied with INSERT ... SELECT from the template, the
---     5 pre-filled values set with jsonb_set. Same rows written, the template read once more
---     on the database side instead of ~20 kB of parameters parsed.
+--   - The service sends the 5 section and 50 task rows as arrays, one per column, to a prepared
+--     INSERT ... SELECT FROM unnest(...), built from the template it read; here they are
+--     copied with INSERT ... SELECT from the template, the 5 pre-filled values set with
+--     jsonb_set. Same rows written, the template read once more on the database side instead
+--     of ~20 kB of parameters decoded.
 --   - Ids are made by bench.uuid() from the client's number and a counter (the service makes
 --     UUIDv7 ids in Rust), in the same increasing order.
 --
@@ -75,6 +77,8 @@ WITH k AS (
 SELECT k.*, decision.allowed, decision.counted, decision.oldest
 FROM k LEFT JOIN decision ON true;
 
+\startpipeline
+
 SELECT templates.team_id, templates.id, templates.title, templates.description,
        templates.cover_image, templates.icon, templates.icon_type, templates.is_published,
        templates.version, templates.created_at, templates.updated_at, templates.archived_at
@@ -97,6 +101,8 @@ SELECT template_tasks.team_id, template_tasks.template_id, template_tasks.id,
 FROM template_tasks
 WHERE template_tasks.team_id = :team AND template_tasks.template_id = :tpl
 ORDER BY template_tasks.position;
+
+\endpipeline
 
 BEGIN;
 

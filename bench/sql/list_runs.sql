@@ -2,9 +2,9 @@
 --   (a page of 20 runs, newest first, after a cursor in the middle of a team of 1,000,000 runs).
 --
 -- The statements procflow runs for that request (captured with log_statement=all; see
--- crates/procflow-postgres/src/store/runs.rs, list_runs), each in autocommit: API key lookup,
--- rate-limit decision, the cursor checked (the run exists in the team), the page (limit + 1 =
--- 21 rows), the sections of those 21 runs.
+-- crates/procflow-postgres/src/store/runs.rs, list_runs), each in autocommit: the admission
+-- (API key lookup and rate-limit decision in one statement), the page (limit + 1 = 21 rows,
+-- the cursor's existence checked in the same statement), the sections of those 21 runs.
 --
 -- The service passes the 21 ids it just read to the sections query; here they come ready in
 -- :page_ids ('{uuid,...}', computed by bench/run.sh with the page query), the same values.
@@ -63,13 +63,12 @@ WITH k AS (
 SELECT k.*, decision.allowed, decision.counted, decision.oldest
 FROM k LEFT JOIN decision ON true;
 
-SELECT runs.id FROM runs WHERE runs.team_id = :team AND runs.id = :cursor LIMIT 1;
-
 SELECT runs.team_id, runs.id, runs.template_id, runs.template_version, runs.title, runs.status,
        runs.started_by, runs.timezone, runs.due_date, runs.is_shared, runs.open_tasks,
        runs.created_at, runs.updated_at, runs.completed_at
 FROM runs
 WHERE runs.team_id = :team AND runs.id < :cursor
+  AND EXISTS (SELECT runs.id FROM runs WHERE runs.team_id = :team AND runs.id = :cursor)
 ORDER BY runs.id DESC
 LIMIT 21;
 

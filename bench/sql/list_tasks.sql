@@ -2,8 +2,9 @@
 --   (the 50 tasks of one run, each with its 3 form fields).
 --
 -- The statements procflow runs for that request (captured with log_statement=all; see
--- crates/procflow-postgres/src/store/runs.rs, list_tasks), each in autocommit: API key lookup,
--- rate-limit decision, the run's tasks by position (limit + 1 = 51 rows asked, 50 found).
+-- crates/procflow-postgres/src/store/runs.rs, list_tasks), each in autocommit: the admission
+-- (API key lookup and rate-limit decision in one statement), the run's tasks by position
+-- (limit + 1 = 51 rows asked, 50 found).
 --
 -- Run with -M prepared and:
 --   -D team=<team uuid> -D key_tag=<tag> -D nkeys=<keys> -D limit=<rate limit> -D run=<run uuid>

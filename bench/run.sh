@@ -13,10 +13,12 @@
 #   BENCH_BIG_RUNS     runs seeded in the big team (default 1000000)
 #   BENCH_GROWTH_RUNS  runs after which create-run is measured again (default 100000)
 #   BENCH_BIN          use this procflow binary instead of building one (no cargo build)
-#   BENCH_DB_POOL      the server's database pool size (PROCFLOW_DB_POOL_SIZE; default: the
-#                      server's default)
-#   BENCH_HTTP_WORKERS the server's HTTP workers (PROCFLOW_HTTP_WORKERS; default: the server's
-#                      default, one per core)
+#   BENCH_DB_POOL      the server's database pool size (PROCFLOW_DB_POOL_SIZE; default: twice
+#                      the cores; `default`: the server's own default, 16)
+#   BENCH_HTTP_WORKERS the server's HTTP workers (PROCFLOW_HTTP_WORKERS; default: half the
+#                      cores, at least 1; `default`: the server's own, one per core)
+#                      The server shares the machine with PostgreSQL and wrk, hence the smaller
+#                      defaults (docs/operations.md, "Sizing workers and the pool").
 #   BENCH_KEEP=1       keep the temporary directory (database, logs) after the run
 #   PROCFLOW_PG_BIN    directory of initdb/pg_ctl/pgbench (default: the highest
 #                      /usr/lib/postgresql/*/bin)
@@ -32,6 +34,8 @@ CARGO="${CARGO:-cargo}"
 SECS="${BENCH_SECONDS:-10}"
 BIG_RUNS="${BENCH_BIG_RUNS:-1000000}"
 GROWTH_RUNS="${BENCH_GROWTH_RUNS:-100000}"  # create-run throughput is measured again after this many runs
+DB_POOL="${BENCH_DB_POOL:-$(($(nproc) * 2))}"
+HTTP_WORKERS="${BENCH_HTTP_WORKERS:-$(( $(nproc) / 2 > 0 ? $(nproc) / 2 : 1 ))}"
 SMALL_RUNS=10000            # the list page is measured on a team of this many runs too
 NKEYS=1000                  # API keys per team the load goes round-robin over
 RATE_LIMIT=1000000          # PROCFLOW_RATE_LIMIT_PER_MINUTE of the measured server
@@ -200,8 +204,8 @@ admin() {
 start_server() {
   local port="$1" limit="$2" name="$3"
   local tuning=()
-  [ -n "${BENCH_DB_POOL:-}" ] && tuning+=("PROCFLOW_DB_POOL_SIZE=$BENCH_DB_POOL")
-  [ -n "${BENCH_HTTP_WORKERS:-}" ] && tuning+=("PROCFLOW_HTTP_WORKERS=$BENCH_HTTP_WORKERS")
+  [ "$DB_POOL" != default ] && tuning+=("PROCFLOW_DB_POOL_SIZE=$DB_POOL")
+  [ "$HTTP_WORKERS" != default ] && tuning+=("PROCFLOW_HTTP_WORKERS=$HTTP_WORKERS")
   env -u PROCFLOW_DB_POOL_SIZE -u PROCFLOW_HTTP_WORKERS "${tuning[@]}" \
     DATABASE_URL="$DB_URL" PROCFLOW_BIND="127.0.0.1:$port" PROCFLOW_RATE_LIMIT_PER_MINUTE="$limit" \
     RUST_LOG=warn "$BIN" serve >"$TMP/$name.log" 2>&1 &
@@ -219,9 +223,9 @@ start_server() {
 
 # How the measured server's pool and workers are set, for the log and the report.
 server_tuning() {
-  local pool="16 (the default)" workers="one per core (the default)"
-  [ -n "${BENCH_DB_POOL:-}" ] && pool="$BENCH_DB_POOL (PROCFLOW_DB_POOL_SIZE)"
-  [ -n "${BENCH_HTTP_WORKERS:-}" ] && workers="$BENCH_HTTP_WORKERS (PROCFLOW_HTTP_WORKERS)"
+  local pool="16 (the server's default)" workers="one per core (the server's default)"
+  [ "$DB_POOL" != default ] && pool="$DB_POOL (PROCFLOW_DB_POOL_SIZE)"
+  [ "$HTTP_WORKERS" != default ] && workers="$HTTP_WORKERS (PROCFLOW_HTTP_WORKERS)"
   printf 'database pool %s, HTTP workers %s' "$pool" "$workers"
 }
 

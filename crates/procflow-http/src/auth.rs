@@ -87,13 +87,9 @@ fn bearer(request: &HttpRequest) -> Result<&str, ApiError> {
     })
 }
 
-/// Admits the request once: finds its key and team and counts it against the rate limit (one
-/// store call), and records the [`Caller`] and its quota in the request's extensions. A request
-/// admitted already (by the idempotency guard, which needs the team first) is not counted again.
-pub(crate) async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
-    if let Some(caller) = request.extensions().get::<Caller>() {
-        return Ok(caller.clone());
-    }
+/// Admits the request: finds its key and team and counts it against the rate limit (one store
+/// call), and records the [`Caller`] and its quota in the request's extensions.
+async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
     let state = request
         .app_data::<web::Data<AppState>>()
         .ok_or_else(ApiError::internal)?;

@@ -2,11 +2,11 @@
 //! caller's team, runs the request once, keeps its response for 24 hours and replays it to
 //! retries; another request with the key is refused (422), one still running too (409).
 //!
-//! The guard sits inside [`crate::middleware::around`] (request id, panics, access log) and
-//! before the handler. It needs the team before the handler's [`crate::auth::Caller`] runs,
-//! so it admits the request itself, as the handler's authentication would (401, 403 and 429
-//! first, before the body is read), and the handler finds it admitted: every keyed request is
-//! counted once, replays included, so a replay is no way around the rate limit.
+//! The guard wraps each API resource inside [`crate::auth::require`], so it sees only requests
+//! of a known route that were admitted (401, 403 and 429 come first, before the body is read,
+//! and unknown routes stay 404): it scopes the key to the admitted caller's team. Every request
+//! is counted once, by the admission, replays included, so a replay is no way around the rate
+//! limit.
 
 mod intake;
 pub mod key;
@@ -25,6 +25,7 @@ use time::Duration;
 use self::intake::read_body;
 pub use self::key::IdempotencyKey;
 use crate::AppState;
+use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::middleware::RequestId;
 
@@ -38,7 +39,7 @@ pub const REPLAYED: &str = "idempotency-replayed";
 pub const TTL: Duration = Duration::hours(24);
 
 /// The middleware: mount it with `.wrap(actix_web::middleware::from_fn(idempotency::guard))`
-/// before (inside) [`crate::middleware::around`]. Requests other than `POST`, and `POST`
+/// on an API resource, inside [`crate::auth::require`]. Requests other than `POST`, and `POST`
 /// without the header, pass untouched.
 ///
 /// # Errors
@@ -54,9 +55,9 @@ pub async fn guard(
     if !request.headers().contains_key(HEADER) {
         return pass(request, next).await;
     }
-    let team = match crate::auth::authenticate(request.request()).await {
-        Ok(caller) => caller.team,
-        Err(error) => return Ok(request.error_response(error)),
+    let Some(team) = request.extensions().get::<Caller>().map(|c| c.team.clone()) else {
+        tracing::error!("the idempotency guard is mounted outside the authentication");
+        return Ok(request.error_response(ApiError::internal()));
     };
     match claim(request, &state, &team).await {
         Claim::Started(request, key) => run(request, next, state, team, key).await,

@@ -104,7 +104,6 @@ pub fn serve(
             .app_data(error::json_config(body_limit))
             .app_data(error::query_config())
             .app_data(web::PayloadConfig::new(body_limit))
-            .wrap(actix_web::middleware::from_fn(idempotency::guard))
             .wrap(actix_web::middleware::from_fn(middleware::around))
             .service(metrics::resource())
             .configure(routes::configure)

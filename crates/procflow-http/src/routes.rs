@@ -21,10 +21,14 @@ fn resource(path: &str, routes: Vec<Route>) -> actix_web::Resource {
 }
 
 /// An API resource: authenticated (key, subscription, rate limit) before any of its
-/// extractors reads the request, so a bad body never answers before a 401, 403 or 429.
-/// Unknown routes stay 404 whoever asks.
+/// extractors reads the request, so a bad body never answers before a 401, 403 or 429; then,
+/// for a `POST` with an `Idempotency-Key`, the idempotency guard. Unknown routes stay 404
+/// whoever asks.
 fn api(path: &str, routes: Vec<Route>) -> impl HttpServiceFactory {
-    resource(path, routes).wrap(actix_web::middleware::from_fn(crate::auth::require))
+    // The last wrap is the outermost: authentication runs first.
+    resource(path, routes)
+        .wrap(actix_web::middleware::from_fn(crate::idempotency::guard))
+        .wrap(actix_web::middleware::from_fn(crate::auth::require))
 }
 
 /// Mounts every route: the API under `/api/v1`, the guest page and the health checks.

@@ -321,3 +321,24 @@ async fn replays_count_against_the_rate_limit() {
     }
     send().await.error(429, "rate_limited");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_route_is_404_with_a_key_and_counts_nothing() {
+    let app = TestApp::spawn().await;
+    for path in ["/api/v1/nope", "/nope"] {
+        app.call(Method::POST, path)
+            .no_key()
+            .header("Idempotency-Key", "k")
+            .json(&json!({}))
+            .send()
+            .await
+            .error(404, "not_found");
+        let reply = post_keyed(&app, path, "k", &json!({})).await;
+        reply.error(404, "not_found");
+        assert_eq!(reply.header("ratelimit-remaining"), None, "not admitted");
+    }
+    // The key was claimed by nothing: a real request can use it.
+    let reply = post_keyed(&app, RUNS, "k", &json!({"template_id": app.template.id})).await;
+    reply.data(201);
+    assert!(!replayed(&reply));
+}

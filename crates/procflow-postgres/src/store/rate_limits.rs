@@ -130,7 +130,10 @@ impl QueryFragment<Pg> for AdmitQuery<'_> {
         let mut parts = ADMIT.split('$');
         out.push_sql(parts.next().unwrap_or_default());
         for part in parts {
-            let (number, rest) = part.split_at(1);
+            let (number, rest) = (
+                part.get(..1).unwrap_or_default(),
+                part.get(1..).unwrap_or_default(),
+            );
             match number {
                 "1" => out.push_bind_param::<Bytea, _>(&self.key_hash)?,
                 "2" => out.push_bind_param::<Timestamptz, _>(&self.now)?,
@@ -264,5 +267,16 @@ impl RateLimiter for PgStore {
             }
         }
         Err(StoreError::Other("rate limit row could not be created or read".into()).into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ADMIT;
+
+    #[test]
+    fn the_admission_statement_names_its_five_binds_once_each_in_order() {
+        let numbers: Vec<&str> = ADMIT.split('$').skip(1).map(|part| &part[..1]).collect();
+        assert_eq!(numbers, ["1", "2", "3", "4", "5"]);
     }
 }

@@ -350,6 +350,7 @@ main() {
   say "seeding $GROWTH_RUNS runs (set-based SQL, with their sections)"
   SEED_100K=$(timed sql -c "SELECT bench.seed_runs('$TEAM', '$TPL50', 1, $GROWTH_RUNS, $big_ms, false)")
   sql -c "ANALYZE" >/dev/null
+  sql -c "CHECKPOINT" >/dev/null  # as after the main seeding, below
   say "  seeded in $SEED_100K s"
   say "growth: create a run after $GROWTH_RUNS runs"
   load create100k.svc.4 4 create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"
@@ -376,7 +377,10 @@ main() {
   for pid in "${seed_pids[@]}"; do wait "$pid" || die "seeding failed (see ${LOG#"$ROOT"/})"; done
   SEED_REST=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
   SEED_VACUUM=$(timed sql -c "VACUUM ANALYZE")
-  say "  seeded in $SEED_REST s, VACUUM ANALYZE $SEED_VACUUM s"
+  # Seeding wrote gigabytes of WAL: without a checkpoint now, PostgreSQL takes one during the
+  # next scenario, and its writes and fsyncs land in that scenario's tail latencies.
+  SEED_CHECKPOINT=$(timed sql -c "CHECKPOINT")
+  say "  seeded in $SEED_REST s, VACUUM ANALYZE $SEED_VACUUM s, CHECKPOINT $SEED_CHECKPOINT s"
   BIG_TOTAL=$(sql -c "SELECT count(*) FROM runs WHERE team_id = '$TEAM'")
   DB_SIZE=$(sql -c "SELECT pg_size_pretty(pg_database_size('procflow'))")
 
@@ -553,7 +557,7 @@ report() {
     echo
     echo "Seeding (set-based SQL, fsync on): $GROWTH_RUNS runs with their sections in $SEED_100K s;" \
       "$((BIG_RUNS - GROWTH_RUNS)) more, the $SMALL_RUNS-run team and the task pools (3 sessions at once)" \
-      "in $SEED_REST s; VACUUM ANALYZE $SEED_VACUUM s. Database at the end of seeding: $DB_SIZE." \
+      "in $SEED_REST s; VACUUM ANALYZE $SEED_VACUUM s; CHECKPOINT $SEED_CHECKPOINT s. Database at the end of seeding: $DB_SIZE." \
       "Total wall time of the bench: ${elapsed} s."
   } >"$REPORT"
   say "report written to ${REPORT#"$ROOT"/}"

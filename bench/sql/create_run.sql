@@ -8,7 +8,7 @@
 --   template header, its sections and its tasks, sent together (pipelined, as diesel-async
 --   does for futures joined on one connection);
 --   one transaction: INSERT runs, INSERT run_sections (5 rows), INSERT run_tasks (50 rows),
---   INSERT outbox (the run_created event).
+--   INSERT outbox (the run_created event), the four sent together (pipelined).
 --
 -- Differences, on purpose:
 --   - The service sends the 5 section and 50 task rows as arrays, one per column, to a prepared
@@ -106,6 +106,8 @@ ORDER BY template_tasks.position;
 
 BEGIN;
 
+\startpipeline
+
 INSERT INTO runs (team_id, id, template_id, template_version, title, status, started_by, timezone,
                   due_date, is_shared, open_tasks, created_at, updated_at, completed_at)
 VALUES (:team, bench.uuid(:ms, :tag, 0), :tpl, 1, 'Bench run', 'active', 'api', 'UTC',
@@ -140,5 +142,7 @@ VALUES (bench.uuid(:ms, :tag, 4095), :team, 'process_run.created',
                     'created_at', now(), 'started_by', 'api', 'template_id', CAST(:tpl AS uuid),
                     'completed_at', NULL))),
         now(), now());
+
+\endpipeline
 
 COMMIT;

@@ -3,7 +3,8 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use futures_util::future::{try_join, try_join3};
+use futures_util::TryFutureExt;
+use futures_util::future::{try_join, try_join3, try_join4};
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::guest::{Share, ShareChange};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
@@ -188,17 +189,37 @@ impl RunStore for PgStore {
         let mut conn = self.conn().await?;
         let written = conn
             .transaction::<_, Failure, _>(async |conn| {
-                diesel::insert_into(runs::table)
-                    .values(RunRow::from_domain(run))
-                    .execute(conn)
-                    .await?;
-                if !sections.is_empty() {
-                    InsertRunSections::of(sections).execute(conn).await?;
-                }
-                if !tasks.is_empty() {
-                    InsertRunTasks::of(tasks).execute(conn).await?;
-                }
-                append_events(conn, &new_run.events).await?;
+                // Sent together (pipelined): one round trip instead of four. PostgreSQL runs
+                // them in order, so the sections and tasks find their run, and a failing
+                // insert of the run (its template's foreign key) is the first error back.
+                let c: &AsyncPgConnection = conn;
+                let (mut to_runs, mut to_sections, mut to_tasks) = (c, c, c);
+                try_join4(
+                    diesel::insert_into(runs::table)
+                        .values(RunRow::from_domain(run))
+                        .execute(&mut to_runs)
+                        .map_err(Failure::from),
+                    async {
+                        if sections.is_empty() {
+                            return Ok(0);
+                        }
+                        InsertRunSections::of(sections)
+                            .execute(&mut to_sections)
+                            .await
+                            .map_err(Failure::from)
+                    },
+                    async {
+                        if tasks.is_empty() {
+                            return Ok(0);
+                        }
+                        InsertRunTasks::of(tasks)
+                            .execute(&mut to_tasks)
+                            .await
+                            .map_err(Failure::from)
+                    },
+                    append_events(c, &new_run.events).map_err(Failure::from),
+                )
+                .await?;
                 Ok(())
             })
             .await;

@@ -115,10 +115,14 @@ ensure_tools() {
   command -v curl >/dev/null || die "curl is needed"
 }
 
+# A port nobody listens on, below the kernel's ephemeral range (outgoing connections take
+# their local ports there, and such a port cannot be bound even though nothing listens on it).
 free_port() {
-  local port
+  local port low
+  low=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  [ "$low" -gt 20100 ] || low=60000
   for _ in $(seq 100); do
-    port=$((20000 + RANDOM % 30000))
+    port=$((20000 + RANDOM % (low - 20000)))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       printf '%s' "$port"
       return
@@ -135,7 +139,6 @@ start_postgres() {
   mkdir -p "$TMP/pg" "$TMP/run"
   if is_root; then chown postgres:postgres "$TMP/pg" "$TMP/run"; fi
   chmod 700 "$TMP/pg"
-  PG_PORT="$(free_port)"
   as_owner "$PG_BIN/initdb" -D "$TMP/pg" -U postgres --auth=trust -E UTF8 --locale=C \
     >"$TMP/initdb.log" 2>&1 || { cat "$TMP/initdb.log" >&2; die "initdb failed"; }
   cat >>"$TMP/pg/postgresql.conf" <<EOF
@@ -143,7 +146,6 @@ start_postgres() {
 # procflow bench: a throwaway server on 127.0.0.1. Durability is PostgreSQL's default, written
 # out for the record; memory is sized for a 1,000,000-run team.
 listen_addresses = '127.0.0.1'
-port = $PG_PORT
 unix_socket_directories = '$TMP/run'
 fsync = on
 synchronous_commit = on
@@ -152,8 +154,20 @@ shared_buffers = 512MB
 max_wal_size = 4GB
 max_connections = 100
 EOF
-  as_owner "$PG_BIN/pg_ctl" start -D "$TMP/pg" -l "$TMP/run/postgres.log" -w -t 60 >/dev/null ||
-    { tail -n 20 "$TMP/run/postgres.log" >&2; die "PostgreSQL did not start"; }
+  # The port is passed at start, so that a port taken between the check and the bind (another
+  # process may take it) only costs another try.
+  local attempt
+  for attempt in 1 2 3 4 5; do
+    PG_PORT="$(free_port)"
+    rm -f "$TMP/run/postgres.log"
+    if as_owner "$PG_BIN/pg_ctl" start -D "$TMP/pg" -l "$TMP/run/postgres.log" -o "-p $PG_PORT" \
+      -w -t 60 >/dev/null; then
+      break
+    fi
+    grep -q "could not bind" "$TMP/run/postgres.log" && [ "$attempt" -lt 5 ] ||
+      { tail -n 20 "$TMP/run/postgres.log" >&2; die "PostgreSQL did not start"; }
+    say "  port $PG_PORT was taken; trying another"
+  done
   PG_STARTED=1
   DB_URL="postgres://postgres@127.0.0.1:$PG_PORT/procflow"
   "$PG_BIN/psql" -X -q -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -c "CREATE DATABASE procflow" >/dev/null

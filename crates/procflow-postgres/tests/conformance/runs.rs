@@ -438,3 +438,38 @@ async fn stored_elements_that_are_not_elements_fail_the_read_cleanly() {
         .unwrap();
     assert_eq!(other, tasks[1]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cursor_on_the_last_item_gives_an_empty_page_not_an_error() {
+    let env = env().await;
+    let Started { run, tasks, .. } = started(&env).await;
+    let after = |id: Uuid| PageRequest {
+        limit: Limit::default(),
+        cursor: Some(Cursor::after(id)),
+    };
+    // The cursor's check rides in the page query; an empty page asks about the cursor alone.
+    let last_task = tasks.last().unwrap().id.as_uuid();
+    let page = env
+        .store
+        .list_tasks(env.team.id, run.id, after(last_task))
+        .await
+        .unwrap();
+    assert!(page.items.is_empty());
+    assert_eq!(page.next_cursor, None);
+
+    // The only run is the oldest too.
+    let page = env
+        .store
+        .list_runs(env.team.id, RunFilter::default(), after(run.id.as_uuid()))
+        .await
+        .unwrap();
+    assert!(page.items.is_empty());
+    assert_eq!(page.next_cursor, None);
+    assert_eq!(
+        env.store
+            .list_runs(env.team.id, RunFilter::default(), after(Uuid::now_v7()))
+            .await
+            .unwrap_err(),
+        DomainError::Validation(Cursor::unknown())
+    );
+}

@@ -4,8 +4,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use procflow_domain::error::{DomainResult, StoreError};
-use procflow_domain::fakes::FixedClock;
-use procflow_domain::ids::{ApiKeyId, TeamId, UserId};
+use procflow_domain::fakes::{FixedClock, InMemoryStore};
+use procflow_domain::ids::{ApiKeyId, UserId};
 use procflow_domain::ports::{Admission, RateDecision};
 use procflow_domain::team::Subscription;
 use time::macros::datetime;
@@ -73,16 +73,9 @@ impl RateLimiter for FakeLimiter {
     }
 }
 
-/// Key `n` and its team.
+/// Key `n` and its team (the fakes' demo team).
 fn key_and_team(n: u8) -> (ApiKey, Team) {
-    let team = Team {
-        id: TeamId::from_uuid(Uuid::from_u128(0xA)),
-        name: "Team".into(),
-        base_url: "http://localhost".into(),
-        timezone: "UTC".into(),
-        subscription: Subscription::Active,
-        created_at: T0,
-    };
+    let team = InMemoryStore::default().demo_team();
     let key = ApiKey {
         id: ApiKeyId::from_uuid(Uuid::from_u128(u128::from(n))),
         team_id: team.id,

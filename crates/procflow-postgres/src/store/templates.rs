@@ -12,6 +12,7 @@ use procflow_domain::values::{Cursor, Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::unnest::{InsertTemplateSections, InsertTemplateTasks};
 use super::{PgStore, not_found};
 use crate::error::{Failure, db_error};
 use crate::rows::template::{TemplateRow, TemplateSectionRow, TemplateTaskRow};
@@ -121,15 +122,13 @@ async fn write_document(conn: &mut AsyncPgConnection, template: &Template) -> Do
         .map(|t| TemplateTaskRow::from_domain(template, t))
         .collect();
     if !sections.is_empty() {
-        diesel::insert_into(template_sections::table)
-            .values(&sections)
+        InsertTemplateSections::of(sections)
             .execute(conn)
             .await
             .map_err(db_error)?;
     }
     if !tasks.is_empty() {
-        diesel::insert_into(template_tasks::table)
-            .values(&tasks)
+        InsertTemplateTasks::of(tasks)
             .execute(conn)
             .await
             .map_err(db_error)?;

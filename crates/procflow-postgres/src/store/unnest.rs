@@ -4,7 +4,7 @@
 //! diesel's multi-row `insert_into(..).values(&vec)` writes a statement with a bind per value,
 //! whose SQL changes with the row count, so diesel never prepares it: PostgreSQL parses and
 //! plans ~1,000 parameters afresh on every run created. These statements have a static query
-//! id instead, so each connection prepares them once, like `HitQuery` in `rate_limits`.
+//! id instead, so each connection prepares them once, like `AdmitQuery` in `rate_limits`.
 
 use diesel::QueryResult;
 use diesel::pg::Pg;
@@ -19,6 +19,7 @@ use uuid::Uuid;
 use crate::rows::elements::Elements;
 use crate::rows::outbox::NewOutboxRow;
 use crate::rows::run::{RunSectionRow, RunTaskRow};
+use crate::rows::template::{TemplateSectionRow, TemplateTaskRow};
 
 /// Declares the column arrays of a table's rows and their fixed-SQL insert. Each column is
 /// `name: rust type => diesel SQL type as "PostgreSQL type"`; the explicit array casts name the
@@ -120,5 +121,38 @@ unnest_insert! {
         payload: Value => Jsonb as "jsonb",
         occurred_at: OffsetDateTime => Timestamptz as "timestamptz",
         due_at: OffsetDateTime => Timestamptz as "timestamptz",
+    }
+}
+
+unnest_insert! {
+    /// A template's sections.
+    InsertTemplateSections, TemplateSectionRow, "template_sections", {
+        team_id: Uuid => SqlUuid as "uuid",
+        template_id: Uuid => SqlUuid as "uuid",
+        id: Uuid => SqlUuid as "uuid",
+        title: String => Text as "text",
+        description: Option<String> => Nullable<Text> as "text",
+        position: i32 => Integer as "int4",
+        color: Option<String> => Nullable<Text> as "text",
+    }
+}
+
+unnest_insert! {
+    /// A template's tasks, with their elements (up to 1,000 tasks: one statement whatever
+    /// their number, where a multi-row `VALUES` would carry 13 binds a task).
+    InsertTemplateTasks, TemplateTaskRow, "template_tasks", {
+        team_id: Uuid => SqlUuid as "uuid",
+        template_id: Uuid => SqlUuid as "uuid",
+        id: Uuid => SqlUuid as "uuid",
+        section_id: Uuid => SqlUuid as "uuid",
+        title: String => Text as "text",
+        position: i32 => Integer as "int4",
+        assignee: Option<String> => Nullable<Text> as "text",
+        is_essential: bool => Bool as "bool",
+        task_type: String => Text as "text",
+        due_date: Option<Value> => Nullable<Jsonb> as "jsonb",
+        webhook_enabled: bool => Bool as "bool",
+        custom_elements: Elements => Jsonb as "jsonb",
+        created_at: OffsetDateTime => Timestamptz as "timestamptz",
     }
 }

@@ -2,7 +2,7 @@
 //! size, a task update costs the same on a small and a large run, and reads cost a fixed
 //! number of statements.
 
-use procflow_domain::ports::RunStore;
+use procflow_domain::ports::{RunStore, TemplateStore};
 use procflow_domain::run::RunFilter;
 use procflow_domain::service::UpdateTask;
 use procflow_domain::values::{Cursor, Limit, PageRequest};
@@ -136,4 +136,25 @@ async fn a_run_and_pages_after_a_cursor_are_read_in_two_statements_or_one() {
     .await;
     assert_eq!(page.unwrap().items[0].id, first.items[1].id);
     assert_eq!(count, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_template_of_1000_tasks_is_written_in_as_many_statements_as_one_of_5() {
+    let env = env().await;
+    let mut counts = Vec::new();
+    for size in [5, 1_000] {
+        let (template, count) =
+            statements(&env, published(&env, &env.team, sized_document(size, 3))).await;
+        counts.push(count);
+        let read = env
+            .store
+            .get_template(env.team.id, template.id)
+            .await
+            .unwrap();
+        assert_eq!(read.tasks.len(), size);
+        assert_eq!(read, template, "the template reads back as written");
+    }
+    // Its sections and its tasks (with their elements) are one statement each, whatever their
+    // number; the rest of creating and publishing does not depend on the size either.
+    assert_eq!(counts[0], counts[1]);
 }

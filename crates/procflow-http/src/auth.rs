@@ -102,11 +102,12 @@ async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
             extensions.insert(caller.clone());
             Ok(caller)
         }
-        Err(Refusal::UnknownKey) => Err(ApiError::unauthorized("unknown or revoked API key")),
-        Err(Refusal::InactiveTeam) => Err(ApiError::new(
+        // The refusal's own words are the message: one wording for both.
+        Err(refusal @ Refusal::UnknownKey) => Err(ApiError::unauthorized(refusal.to_string())),
+        Err(refusal @ Refusal::InactiveTeam) => Err(ApiError::new(
             StatusCode::FORBIDDEN,
             "forbidden",
-            "the team's subscription is not active",
+            refusal.to_string(),
         )),
         Err(Refusal::Store(error)) => Err(error.into()),
         Err(refusal) => Err(limited(&refusal)),

@@ -63,9 +63,9 @@ impl Instance {
         let address = listener.local_addr().expect("local address");
         let base = format!("http://{address}");
         let mut config = ServeConfig::new(db_url.parse().expect("database URL"), address);
-        config.rate_limit_per_minute = options.rate_limit_per_minute;
+        config.http.rate_limit_per_minute = options.rate_limit_per_minute;
         config.db_pool_size = options.pool_size;
-        config.http_workers = Some(options.workers);
+        config.http.workers = Some(options.workers);
         let (handle_tx, handle_rx) = mpsc::channel();
         let (done_tx, done) = mpsc::channel();
         // The server runs on a thread and runtime of its own, so that it can be stopped and

@@ -12,10 +12,10 @@ use std::error::Error;
 use std::sync::Arc;
 
 use procflow_domain::fakes::{FixedClock, InMemoryStore, SequentialIds};
-use procflow_domain::run::{Decision, Prefill, RunTask};
+use procflow_domain::run::{Decision, ElementWrite, Prefill, RunTask};
 use procflow_domain::service::{CreateRun, Ports, Procflow, UpdateTask};
 use procflow_domain::template::{TaskType, TemplateDocument};
-use procflow_domain::values::PageRequest;
+use procflow_domain::values::{Email, PageRequest};
 use serde_json::json;
 use time::format_description::well_known::Rfc3339;
 
@@ -35,7 +35,7 @@ async fn lifecycle() -> Result<(), Box<dyn Error>> {
         ids: Arc::new(SequentialIds::default()),
     });
     let team = store.demo_team();
-    let member = "admin@demo.example";
+    let member: Email = "admin@demo.example".parse()?;
 
     // 2. Author a template from its document, and publish it.
     let document = TemplateDocument::from_json(json!({
@@ -63,21 +63,22 @@ async fn lifecycle() -> Result<(), Box<dyn Error>> {
         .create_run(
             &team,
             CreateRun {
-                template_id: Some(template.id),
                 name: Some("Onboarding: Ada".into()),
-                actor_email: Some(member.into()),
+                actor_email: Some(member.clone()),
                 custom_elements: vec![Prefill {
                     task_id: first.id,
                     element_id: first.custom_elements[0].id,
                     value: json!("Ada Lovelace"),
                 }],
-                ..CreateRun::default()
+                ..CreateRun::of(template.id)
             },
         )
         .await?;
     println!(
         "run {:?} started by {}, {} tasks open",
-        run.title, run.started_by, run.open_tasks
+        run.title,
+        run.started_by,
+        run.open_tasks()
     );
 
     // 4. Close every task: skip what may be skipped, approve approvals, complete the rest.
@@ -95,15 +96,18 @@ async fn lifecycle() -> Result<(), Box<dyn Error>> {
             UpdateTask {
                 decision: Some(Decision::Approved),
                 comment: Some("Signed and filed".into()),
-                actor_email: Some(member.into()),
+                actor_email: Some(member.clone()),
                 ..UpdateTask::default()
             }
         } else {
-            let department = task.custom_elements[1].id.to_string();
+            let department = task.custom_elements[1].id;
             UpdateTask {
                 completed: Some(true),
-                actor_email: Some(member.into()),
-                custom_elements: vec![(department, json!("Eng"))],
+                actor_email: Some(member.clone()),
+                custom_elements: vec![ElementWrite {
+                    id: department,
+                    value: json!("Eng"),
+                }],
                 ..UpdateTask::default()
             }
         };
@@ -115,14 +119,14 @@ async fn lifecycle() -> Result<(), Box<dyn Error>> {
 
     // 5. The run completed itself when its last open task closed.
     let run = procflow.get_run(&team, run.id).await?;
-    let completed_at = match run.completed_at {
+    let completed_at = match run.completed_at() {
         Some(at) => at.format(&Rfc3339)?,
         None => "never".to_owned(),
     };
     println!(
         "run {:?} is {} (completed at {completed_at})",
         run.title,
-        run.status.as_str()
+        run.status().as_str()
     );
     let events: Vec<&str> = store.events().iter().map(|e| e.payload.name()).collect();
     println!("events for the outbox: {}", events.join(", "));

@@ -2,68 +2,51 @@
 
 mod validate;
 
-pub use validate::{MAX_TEXT_CHARS, is_web_url};
-
-use std::fmt;
+pub use validate::is_web_url;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ids::ElementId;
+use crate::names::named;
 
-/// The 14 element types of spec 2.7, written in camelCase (`shortText`, `lineBreak`, ...).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum ElementType {
-    /// Single-line text; accepts a string.
-    ShortText,
-    /// Multi-line text; accepts a string.
-    LongText,
-    /// Numeric input; accepts a JSON number.
-    Number,
-    /// An email address; accepts a string that is one.
-    Email,
-    /// A URL; accepts an absolute `http` or `https` URL.
-    Website,
-    /// A date; accepts an ISO 8601 calendar date, `YYYY-MM-DD`.
-    Date,
-    /// A boolean.
-    Checkbox,
-    /// Single select; accepts one of the element's options.
-    Dropdown,
-    /// Multi select; accepts an array of the element's options.
-    Multichoice,
-    /// A rich text / HTML block; display only.
-    Text,
-    /// An embedded image; display only.
-    Image,
-    /// An embedded video; display only.
-    Video,
-    /// A file attachment; display only.
-    File,
-    /// A visual separator; display only.
-    LineBreak,
+named! {
+    /// The 14 types of a custom element (spec 2.7), written in camelCase; the last five are
+    /// display only.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    pub enum ElementType as "element type" {
+        /// Single-line text; accepts a string.
+        ShortText = "shortText",
+        /// Multi-line text; accepts a string.
+        LongText = "longText",
+        /// Numeric input; accepts a JSON number.
+        Number = "number",
+        /// An email address; accepts a string that is one.
+        Email = "email",
+        /// A URL; accepts an absolute `http` or `https` URL.
+        Website = "website",
+        /// A date; accepts an ISO 8601 calendar date, `YYYY-MM-DD`.
+        Date = "date",
+        /// A boolean.
+        Checkbox = "checkbox",
+        /// Single select; accepts one of the element's options.
+        Dropdown = "dropdown",
+        /// Multi select; accepts an array of the element's options.
+        Multichoice = "multichoice",
+        /// A rich text / HTML block; display only.
+        Text = "text",
+        /// An embedded image; display only.
+        Image = "image",
+        /// An embedded video; display only.
+        Video = "video",
+        /// A file attachment; display only.
+        File = "file",
+        /// A visual separator; display only.
+        LineBreak = "lineBreak",
+    }
 }
 
 impl ElementType {
-    /// Every type, in the order of spec 2.7.
-    pub const ALL: [Self; 14] = [
-        Self::ShortText,
-        Self::LongText,
-        Self::Number,
-        Self::Email,
-        Self::Website,
-        Self::Date,
-        Self::Checkbox,
-        Self::Dropdown,
-        Self::Multichoice,
-        Self::Text,
-        Self::Image,
-        Self::Video,
-        Self::File,
-        Self::LineBreak,
-    ];
-
     /// Informational elements accept no input.
     ///
     /// ```
@@ -84,33 +67,6 @@ impl ElementType {
     #[must_use]
     pub const fn has_options(self) -> bool {
         matches!(self, Self::Dropdown | Self::Multichoice)
-    }
-
-    /// The name used in the API.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::ShortText => "shortText",
-            Self::LongText => "longText",
-            Self::Number => "number",
-            Self::Email => "email",
-            Self::Website => "website",
-            Self::Date => "date",
-            Self::Checkbox => "checkbox",
-            Self::Dropdown => "dropdown",
-            Self::Multichoice => "multichoice",
-            Self::Text => "text",
-            Self::Image => "image",
-            Self::Video => "video",
-            Self::File => "file",
-            Self::LineBreak => "lineBreak",
-        }
-    }
-}
-
-impl fmt::Display for ElementType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -1,11 +1,11 @@
-//! The outcomes a use case can answer instead of its result, named in the spec's words.
-//!
-//! They are mapped to HTTP statuses in exactly one place, `procflow-http`'s error module.
+//! The outcomes a use case can answer instead of its result, named in the spec's words, and
+//! the one table of the error codes clients and operators see ([`ErrorCode`]).
 
 use std::fmt;
 
 /// Everything a business operation can refuse with, plus one opaque store failure.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DomainError {
     /// The resource does not exist, or belongs to another team (the two are indistinguishable).
     #[error("{0} not found")]
@@ -38,8 +38,115 @@ pub enum DomainError {
     Store(#[from] StoreError),
 }
 
+impl DomainError {
+    /// The code a client or an operator sees for this error.
+    ///
+    /// ```
+    /// use procflow_domain::error::{DomainError, ErrorCode};
+    ///
+    /// let code = DomainError::RunCompleted.code();
+    /// assert_eq!((code.as_str(), code.http_status()), ("run_completed", 409));
+    /// ```
+    #[must_use]
+    pub const fn code(&self) -> ErrorCode {
+        match self {
+            Self::NotFound(_) => ErrorCode::NotFound,
+            Self::Validation(_) => ErrorCode::ValidationError,
+            Self::TemplateNotPublished => ErrorCode::TemplateNotPublished,
+            Self::RunCompleted => ErrorCode::RunCompleted,
+            Self::TemplatePublished => ErrorCode::TemplatePublished,
+            Self::GuestIsTeamMember => ErrorCode::GuestIsTeamMember,
+            Self::GuestAlreadyInvited => ErrorCode::GuestAlreadyInvited,
+            Self::Conflict(_) => ErrorCode::Conflict,
+            Self::Store(StoreError::Unavailable(_)) => ErrorCode::Unavailable,
+            Self::Store(StoreError::Other(_)) => ErrorCode::InternalError,
+        }
+    }
+}
+
+/// Writes the [`ErrorCode`] enum and its table from one list of rows.
+macro_rules! error_codes {
+    ($($(#[$doc:meta])* $variant:ident = ($code:literal, $status:literal),)+) => {
+        /// The machine-readable codes of every error answer (API contract 1), each with its
+        /// HTTP status: the one table that the HTTP errors, the command line's errors and the
+        /// OpenAPI document read.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum ErrorCode {
+            $($(#[$doc])* $variant,)+
+        }
+
+        impl ErrorCode {
+            /// Every code, in the order of the table.
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+
+            /// The code as clients read it, such as `validation_error`.
+            #[must_use]
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $code,)+
+                }
+            }
+
+            /// The HTTP status it is answered with.
+            #[must_use]
+            pub const fn http_status(self) -> u16 {
+                match self {
+                    $(Self::$variant => $status,)+
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    /// A request field, query value, body or element value the rules refuse.
+    ValidationError = ("validation_error", 400),
+    /// A missing, malformed, unknown or revoked API key.
+    Unauthorized = ("unauthorized", 401),
+    /// The team's subscription is not active.
+    Forbidden = ("forbidden", 403),
+    /// No such resource for this team, or no such route.
+    NotFound = ("not_found", 404),
+    /// A known route asked with a method it does not serve.
+    MethodNotAllowed = ("method_not_allowed", 405),
+    /// A run can only be started from a published template.
+    TemplateNotPublished = ("template_not_published", 409),
+    /// The tasks of a completed run cannot change.
+    RunCompleted = ("run_completed", 409),
+    /// A published template cannot be edited.
+    TemplatePublished = ("template_published", 409),
+    /// A team member cannot be a guest.
+    GuestIsTeamMember = ("guest_is_team_member", 409),
+    /// The run already has another guest.
+    GuestAlreadyInvited = ("guest_already_invited", 409),
+    /// A record with the same unique key exists already.
+    Conflict = ("conflict", 409),
+    /// A request with the same `Idempotency-Key` is still running.
+    IdempotencyInFlight = ("idempotency_in_flight", 409),
+    /// The body is over the limit.
+    PayloadTooLarge = ("payload_too_large", 413),
+    /// The body is not sent as JSON.
+    UnsupportedMediaType = ("unsupported_media_type", 415),
+    /// The `Idempotency-Key` was used with another request.
+    IdempotencyKeyReused = ("idempotency_key_reused", 422),
+    /// Over the API key's rate limit.
+    RateLimited = ("rate_limited", 429),
+    /// Anything unexpected; the cause goes to the log only.
+    InternalError = ("internal_error", 500),
+    /// The database cannot be reached or the pool is exhausted.
+    Unavailable = ("unavailable", 503),
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The kinds of resource a [`DomainError::NotFound`] can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Resource {
     /// A team.
     Team,
@@ -73,6 +180,7 @@ impl fmt::Display for Resource {
 
 /// A refused value, with a message that names the field or element at fault.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ValidationError {
     /// A request field is missing, malformed or out of range.
     #[error("{field}: {message}")]
@@ -88,7 +196,7 @@ pub enum ValidationError {
         /// The element, by label and id.
         element: String,
         /// What the element accepts.
-        expected: &'static str,
+        expected: String,
     },
     /// A dropdown or multichoice value outside the element's options (spec 4.11 rule 3).
     #[error(
@@ -164,6 +272,29 @@ mod tests {
             error.to_string(),
             "element \"Department\": \"HR\" is not an allowed option; allowed options: \"Eng\", \"Sales\""
         );
+    }
+
+    #[test]
+    fn every_code_is_distinct_and_every_status_an_error() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ErrorCode::ALL {
+            assert!(seen.insert(code.as_str()), "{code} twice");
+            assert!((400..600).contains(&code.http_status()), "{code}");
+            assert!(
+                code.as_str()
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '_')
+            );
+        }
+    }
+
+    #[test]
+    fn store_failures_are_503_or_500() {
+        let unavailable = DomainError::from(StoreError::Unavailable("down".into()));
+        assert_eq!(unavailable.code(), ErrorCode::Unavailable);
+        assert_eq!(unavailable.code().http_status(), 503);
+        let other = DomainError::from(StoreError::Other("bug".into()));
+        assert_eq!(other.code().http_status(), 500);
     }
 
     #[test]

@@ -7,6 +7,7 @@ use time::OffsetDateTime;
 
 use crate::actor::{Actor, Assignee};
 use crate::ids::{EventId, GuestId, RunId, TaskId, TeamId, TemplateId, TemplateTaskId};
+use crate::run::RunStatus;
 use crate::values::Email;
 
 /// One event, as appended to the outbox.
@@ -26,6 +27,7 @@ pub struct Event {
 /// What happened.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum EventPayload {
     /// A run was started.
     RunCreated {
@@ -92,6 +94,16 @@ impl EventPayload {
             Self::GuestInvited { .. } => "process_run.guest_invited",
         }
     }
+
+    /// The run the event is about.
+    #[must_use]
+    pub const fn run_id(&self) -> RunId {
+        match self {
+            Self::RunCreated { run } | Self::RunCompleted { run } => run.id,
+            Self::TaskCompleted { task } | Self::TaskAssigned { task, .. } => task.instance_id,
+            Self::GuestInvited { run_id, .. } => *run_id,
+        }
+    }
 }
 
 /// A run's fields as the Create response carries them (spec 2.5).
@@ -104,7 +116,7 @@ pub struct RunSnapshot {
     /// Its title.
     pub title: String,
     /// `active` or `completed`.
-    pub status: String,
+    pub status: RunStatus,
     /// Who started it.
     pub started_by: Actor,
     /// Its team.

@@ -5,12 +5,24 @@ pub mod actor;
 pub mod element;
 pub mod error;
 pub mod event;
+#[cfg(feature = "fakes")]
 pub mod fakes;
-pub mod guest;
 pub mod ids;
+pub mod limits;
+pub mod names;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 pub mod ports;
 pub mod run;
 pub mod service;
+pub mod sharing;
 pub mod team;
 pub mod template;
 pub mod values;
+
+pub use error::{DomainError, DomainResult, ErrorCode, StoreError, ValidationError};
+pub use ports::{
+    Clock, HealthCheck, IdGenerator, IdempotencyStore, Outbox, RateLimiter, RunStore, StoreStats,
+    TeamStore, TemplateStore,
+};
+pub use service::{CreateRun, Ports, Procflow, UpdateTask};

@@ -11,9 +11,9 @@ use uuid::Uuid;
 
 use crate::error::DomainResult;
 use crate::event::Event;
-use crate::guest::{Share, ShareChange};
 use crate::ids::{ApiKeyId, EventId, RunId, TaskId, TeamId, TemplateId, UserId};
 use crate::run::{NewRun, Run, RunFilter, RunTask, TaskChange};
+use crate::sharing::{Share, ShareChange};
 use crate::team::{ApiKey, Member, Subscription, Team};
 use crate::template::{Template, TemplateTask};
 use crate::values::{Email, Page, PageRequest, ShareToken};

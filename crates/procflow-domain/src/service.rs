@@ -5,6 +5,7 @@ mod sharing;
 mod templates;
 
 pub use runs::{CreateRun, UpdateTask};
+pub use sharing::SharedRun;
 
 use std::sync::Arc;
 
@@ -45,44 +46,50 @@ impl Procflow {
         Self { ports }
     }
 
-    /// The adapters, for callers that need one directly (health checks, admin commands).
+    /// The adapters, for callers that need one directly (the admin commands).
     #[must_use]
     pub fn ports(&self) -> &Ports {
         &self.ports
     }
 
-    /// The active member with this email; `None` for anything else, including text that is no
-    /// email at all (spec 4.6 rule 6: no error is stated).
+    /// The current time, by the service's clock.
+    #[must_use]
+    pub fn now(&self) -> time::OffsetDateTime {
+        self.ports.clock.now()
+    }
+
+    /// The active member with this email; `None` for anything else (spec 4.6 rule 6: no error
+    /// is stated).
     async fn active_member(
         &self,
         team: TeamId,
-        email: Option<&str>,
+        email: Option<&Email>,
     ) -> DomainResult<Option<Member>> {
-        let Some(Ok(email)) = email.map(str::parse::<Email>) else {
+        let Some(email) = email else {
             return Ok(None);
         };
         Ok(self
             .ports
             .teams
-            .find_member_by_email(team, &email)
+            .find_member_by_email(team, email)
             .await?
             .filter(|member| member.active))
     }
 
     /// Who acts: the active member named by `actor_email`, else the API.
-    async fn actor(&self, team: TeamId, actor_email: Option<&str>) -> DomainResult<Actor> {
+    async fn actor(&self, team: TeamId, actor_email: Option<&Email>) -> DomainResult<Actor> {
         Ok(self
             .active_member(team, actor_email)
             .await?
             .map_or(Actor::Api, |member| Actor::User(member.id)))
     }
 
-    /// Reads an assignee: a member's user id or email becomes that member's user id; any other
-    /// valid email is an external assignee. Returns the address to notify, when known.
+    /// Resolves an assignee: a member's user id or email becomes that member's user id; any
+    /// other email is an external assignee. Returns the address to notify, when known.
     async fn resolve_assignee(
         &self,
         team: TeamId,
-        text: &str,
+        assignee: Assignee,
     ) -> DomainResult<(Assignee, Option<Email>)> {
         let refuse_inactive = |member: &Member| {
             ValidationError::field(
@@ -90,7 +97,7 @@ impl Procflow {
                 format!("team member {} is not active", member.id),
             )
         };
-        match text.parse::<Assignee>()? {
+        match assignee {
             Assignee::User(user) => {
                 let member = self.member(team, user).await?;
                 if !member.active {

@@ -1,9 +1,9 @@
 //! Teams, their members and API keys: who may call the API, and for which tenant.
 
-use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::ids::{ApiKeyId, TeamId, UserId};
+use crate::names::named;
 use crate::values::Email;
 
 /// A tenant: everything else belongs to exactly one team.
@@ -23,14 +23,14 @@ pub struct Team {
     pub created_at: OffsetDateTime,
 }
 
-/// A team's subscription status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Subscription {
-    /// The API answers.
-    Active,
-    /// Every API request is refused with 403.
-    Inactive,
+named! {
+    /// A team's subscription status.
+    pub enum Subscription as "subscription status" {
+        /// The API answers.
+        Active = "active",
+        /// Every API request is refused with 403.
+        Inactive = "inactive",
+    }
 }
 
 /// A person of the team.
@@ -52,14 +52,14 @@ pub struct Member {
     pub created_at: OffsetDateTime,
 }
 
-/// What a member may do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// May create API keys.
-    Admin,
-    /// An ordinary member.
-    Member,
+named! {
+    /// What a member may do.
+    pub enum Role as "role" {
+        /// May create API keys.
+        Admin = "admin",
+        /// An ordinary member.
+        Member = "member",
+    }
 }
 
 /// An API key's record; the secret itself is never stored, only its hash.

@@ -13,6 +13,7 @@ use crate::actor::TemplateAssignee;
 use crate::element::CustomElement;
 use crate::error::{DomainError, ValidationError};
 use crate::ids::{SectionId, TeamId, TemplateId, TemplateTaskId};
+use crate::names::named;
 use crate::values::Color;
 
 /// A blueprint that runs are started from.
@@ -63,25 +64,16 @@ pub struct Section {
     pub color: Option<Color>,
 }
 
-/// Whether a task is done by completing it or by an approval decision.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TaskType {
-    /// An ordinary task.
-    #[default]
-    Task,
-    /// A task completed by an `approved` decision.
-    Approval,
-}
-
-impl TaskType {
-    /// The name used in the API.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Task => "task",
-            Self::Approval => "approval",
-        }
+named! {
+    /// `task`, or `approval` (done by an `approved` decision).
+    #[derive(Default)]
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    pub enum TaskType as "task type" {
+        /// An ordinary task.
+        #[default]
+        Task = "task",
+        /// A task completed by an `approved` decision.
+        Approval = "approval",
     }
 }
 

@@ -140,8 +140,6 @@ enum WriteSpec {
     DisplayOnly,
     /// An element id the task does not have.
     Unknown,
-    /// Not an element id at all (refused by the service before the state machine).
-    Malformed,
 }
 
 fn write_spec() -> impl Strategy<Value = WriteSpec> {
@@ -158,8 +156,7 @@ fn write_spec() -> impl Strategy<Value = WriteSpec> {
         }),
         1 => any::<Index>().prop_map(WriteSpec::Clear),
         1 => Just(WriteSpec::DisplayOnly),
-        1 => Just(WriteSpec::Unknown),
-        1 => Just(WriteSpec::Malformed),
+        2 => Just(WriteSpec::Unknown),
     ]
 }
 
@@ -241,16 +238,17 @@ fn unknown_element() -> ElementId {
 
 /// Assignees as a request names them, and what is stored (`None`: the service refuses it).
 /// The first three are valid for the state machine itself.
-fn assignee_pool() -> [(String, Option<Assignee>); 5] {
+fn assignee_pool() -> [(Assignee, Option<Assignee>); 4] {
+    let guest = Assignee::Email("guest@example.org".parse().unwrap());
+    let no_member = UserId::from_uuid(Uuid::from_u128(0x404));
     [
-        (admin().to_string(), Some(Assignee::User(admin()))),
+        (Assignee::User(admin()), Some(Assignee::User(admin()))),
+        (guest.clone(), Some(guest)),
         (
-            "guest@example.org".into(),
-            Some(Assignee::Email("guest@example.org".parse().unwrap())),
+            Assignee::Email("ADMIN@demo.example".parse().unwrap()),
+            Some(Assignee::User(admin())),
         ),
-        ("ADMIN@demo.example".into(), Some(Assignee::User(admin()))),
-        (UserId::from_uuid(Uuid::from_u128(0x404)).to_string(), None),
-        ("neither".into(), None),
+        (Assignee::User(no_member), None),
     ]
 }
 
@@ -271,17 +269,14 @@ struct Resolved {
     acceptable: bool,
     /// The values the accepted writes store, by element.
     values: HashMap<ElementId, Option<Value>>,
-    /// The element writes as the service receives them (id as text).
-    texts: Vec<(String, Value)>,
     /// Whether the service refuses it before reaching the state machine.
     refused_by_service: bool,
-    /// The assignee as text, for the service.
-    assignee_text: Option<Option<String>>,
+    /// The assignee as the service receives it.
+    assignee_request: Option<Option<Assignee>>,
 }
 
 fn resolve(op: &Op, task: &RunTask, service: bool) -> Resolved {
     let mut writes = Vec::new();
-    let mut texts = Vec::new();
     let mut writes_ok = true;
     let mut refused_by_service = false;
     let mut values = HashMap::new();
@@ -313,11 +308,6 @@ fn resolve(op: &Op, task: &RunTask, service: bool) -> Resolved {
             WriteSpec::DisplayOnly if has_elements => {
                 (task.custom_elements[DISPLAY_ONLY].id, json!("x"), false)
             }
-            WriteSpec::Malformed if service => {
-                refused_by_service = true;
-                texts.push(("not-an-id".to_owned(), json!("x")));
-                continue;
-            }
             _ => (unknown_element(), json!("x"), false),
         };
         if values
@@ -327,18 +317,17 @@ fn resolve(op: &Op, task: &RunTask, service: bool) -> Resolved {
             writes_ok = false; // the same element twice
         }
         writes_ok &= ok;
-        texts.push((id.to_string(), value.clone()));
         writes.push(ElementWrite { id, value });
     }
 
     let pool = assignee_pool();
-    let (assignee, assignee_text) = match op.assignee {
+    let (assignee, assignee_request) = match op.assignee {
         None => (None, None),
         Some(None) => (Some(None), Some(None)),
         Some(Some(i)) => {
-            let (text, stored) = &pool[i.index(if service { pool.len() } else { 3 })];
+            let (request, stored) = &pool[i.index(if service { pool.len() } else { 3 })];
             refused_by_service |= stored.is_none();
-            (Some(stored.clone()), Some(Some(text.clone())))
+            (Some(stored.clone()), Some(Some(request.clone())))
         }
     };
     let patch = TaskPatch {
@@ -355,9 +344,8 @@ fn resolve(op: &Op, task: &RunTask, service: bool) -> Resolved {
         patch,
         acceptable,
         values,
-        texts,
         refused_by_service,
-        assignee_text,
+        assignee_request,
     }
 }
 
@@ -479,21 +467,19 @@ fn check_change(
     let closed = usize::from(before.is_open() && !after.is_open());
     let reopened = usize::from(!before.is_open() && after.is_open());
     prop_assert_eq!(
-        change.run.open_tasks as usize,
-        run.open_tasks as usize - closed + reopened
+        change.run.open_tasks() as usize,
+        run.open_tasks() as usize - closed + reopened
     );
-    let completes_run = change.run.open_tasks == 0;
+    let completes_run = change.run.open_tasks() == 0;
     prop_assert_eq!(change.run.is_completed(), completes_run);
     prop_assert_eq!(
-        change.run.completed_at,
+        change.run.completed_at(),
         completes_run.then_some(now),
         "completed_at is set exactly when the run completes"
     );
     let mut header = change.run.clone();
-    header.status = run.status;
-    header.open_tasks = run.open_tasks;
+    header.progress = run.progress;
     header.updated_at = run.updated_at;
-    header.completed_at = run.completed_at;
     prop_assert_eq!(&header, run, "nothing else of the run changes");
 
     prop_assert_eq!(change.changed, after != before);
@@ -581,7 +567,7 @@ impl Life {
         let run = &self.run;
         let open = self.tasks.iter().filter(|t| t.is_open()).count();
         prop_assert_eq!(
-            run.open_tasks as usize,
+            run.open_tasks() as usize,
             open,
             "open_tasks counts the open tasks"
         );
@@ -590,11 +576,15 @@ impl Life {
             open == 0,
             "a run is completed iff every task is completed or skipped"
         );
-        prop_assert_eq!(run.completed_at.is_some(), run.is_completed());
+        prop_assert_eq!(run.completed_at().is_some(), run.is_completed());
         if let Some(first) = self.first_completed_at {
-            prop_assert_eq!(run.completed_at, Some(first), "completed_at never changes");
+            prop_assert_eq!(
+                run.completed_at(),
+                Some(first),
+                "completed_at never changes"
+            );
         }
-        self.first_completed_at = run.completed_at;
+        self.first_completed_at = run.completed_at();
         prop_assert_eq!(self.run_completed_events, usize::from(run.is_completed()));
         prop_assert_eq!(&self.task_completed_events, &self.completions);
         for task in &self.tasks {
@@ -743,7 +733,7 @@ proptest! {
             prop_assert!(direct.step(index, &op)?, "closing {:?} was refused", op);
             direct.life.check()?;
         }
-        prop_assert_eq!(direct.life.run.status, RunStatus::Completed);
+        prop_assert_eq!(direct.life.run.status(), RunStatus::Completed);
         prop_assert_eq!(direct.life.run_completed_events, 1);
 
         // Phase 3: a completed run refuses everything.
@@ -814,14 +804,7 @@ impl Service {
         let document = TemplateDocument::from_json(template_document(specs)).unwrap();
         let template = block(procflow.create_template(&team, document)).unwrap();
         block(procflow.publish_template(&team, template.id, true)).unwrap();
-        let run = block(procflow.create_run(
-            &team,
-            CreateRun {
-                template_id: Some(template.id),
-                ..CreateRun::default()
-            },
-        ))
-        .unwrap();
+        let run = block(procflow.create_run(&team, CreateRun::of(template.id))).unwrap();
         let tasks = block(procflow.list_tasks(&team, run.id, Default::default()))
             .unwrap()
             .items;
@@ -856,9 +839,9 @@ impl Service {
         let request = UpdateTask {
             completed: op.completed,
             skipped: op.skipped,
-            assignee: resolved.assignee_text.clone(),
-            actor_email: actor_email.map(str::to_owned),
-            custom_elements: resolved.texts.clone(),
+            assignee: resolved.assignee_request.clone(),
+            actor_email: actor_email.map(|email| email.parse().unwrap()),
+            custom_elements: resolved.patch.custom_elements.clone(),
             decision: op.decision,
             comment: resolved.patch.comment.clone(),
         };
@@ -947,7 +930,7 @@ proptest! {
             service.life.check()?;
         }
         let (run, tasks, events) = service.stored();
-        prop_assert_eq!(run.status, RunStatus::Completed);
+        prop_assert_eq!(run.status(), RunStatus::Completed);
         let run_completed = events
             .iter()
             .filter(|e| matches!(e.payload, EventPayload::RunCompleted { .. }))

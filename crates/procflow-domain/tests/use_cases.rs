@@ -16,13 +16,13 @@ use procflow_domain::actor::{Actor, Assignee};
 use procflow_domain::error::{DomainError, Resource, ValidationError};
 use procflow_domain::event::{Event, EventPayload};
 use procflow_domain::fakes::{FixedClock, InMemoryStore, SequentialIds};
-use procflow_domain::guest::Invitation;
 use procflow_domain::ids::{ElementId, RunId, TaskId, TeamId, TemplateId, TemplateTaskId, UserId};
 use procflow_domain::ports::{Clock, RunStore, TeamStore, TemplateStore};
 use procflow_domain::run::{
-    Decision, Prefill, Run, RunFilter, RunStatus, RunTask, TaskChange, TaskState,
+    Decision, ElementWrite, Prefill, Run, RunFilter, RunStatus, RunTask, TaskChange, TaskState,
 };
 use procflow_domain::service::{CreateRun, Ports, Procflow, UpdateTask};
+use procflow_domain::sharing::Invitation;
 use procflow_domain::team::{Member, Role, Subscription, Team};
 use procflow_domain::template::{Template, TemplateDocument};
 use procflow_domain::values::{Cursor, Email, Limit, Page, PageRequest, ShareToken};
@@ -188,16 +188,17 @@ fn skip() -> UpdateTask {
     }
 }
 
+/// Assigns `to`, a user id or an email, as the API reads it.
 fn assign(to: Option<&str>) -> UpdateTask {
     UpdateTask {
-        assignee: Some(to.map(str::to_owned)),
+        assignee: Some(to.map(|text| text.parse().unwrap())),
         ..UpdateTask::default()
     }
 }
 
 fn write(element: ElementId, value: Value) -> UpdateTask {
     UpdateTask {
-        custom_elements: vec![(element.to_string(), value)],
+        custom_elements: vec![ElementWrite { id: element, value }],
         ..UpdateTask::default()
     }
 }
@@ -212,13 +213,7 @@ fn refused_field(error: DomainError) -> String {
 
 /// The run an event is about.
 fn run_of(event: &Event) -> RunId {
-    match &event.payload {
-        EventPayload::RunCreated { run } | EventPayload::RunCompleted { run } => run.id,
-        EventPayload::TaskCompleted { task } | EventPayload::TaskAssigned { task, .. } => {
-            task.instance_id
-        }
-        EventPayload::GuestInvited { run_id, .. } => *run_id,
-    }
+    event.payload.run_id()
 }
 
 impl World {
@@ -240,11 +235,7 @@ impl World {
     }
 
     fn start(&self, template: &Template) -> Run {
-        self.create_run(CreateRun {
-            template_id: Some(template.id),
-            ..CreateRun::default()
-        })
-        .unwrap()
+        self.create_run(CreateRun::of(template.id)).unwrap()
     }
 
     fn run(&self, run: RunId) -> Run {
@@ -297,7 +288,7 @@ impl World {
         &self,
         run: RunId,
         invitation: Invitation,
-    ) -> Result<procflow_domain::guest::ShareChange, DomainError> {
+    ) -> Result<procflow_domain::sharing::ShareChange, DomainError> {
         block(self.procflow.invite_guest(&self.team, run, invitation))
     }
 }

@@ -4,7 +4,6 @@
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::Payload;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::middleware::Next;
 use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
@@ -104,25 +103,8 @@ async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
         }
         // The refusal's own words are the message: one wording for both.
         Err(refusal @ Refusal::UnknownKey) => Err(ApiError::unauthorized(refusal.to_string())),
-        Err(refusal @ Refusal::InactiveTeam) => Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "forbidden",
-            refusal.to_string(),
-        )),
+        Err(refusal @ Refusal::InactiveTeam) => Err(ApiError::forbidden(refusal.to_string())),
         Err(Refusal::Store(error)) => Err(error.into()),
-        Err(refusal) => Err(limited(&refusal)),
+        Err(refusal) => Err(ApiError::rate_limited(headers::for_refusal(&refusal))),
     }
-}
-
-/// 429 `rate_limited` with `Retry-After` and the `RateLimit-*` headers.
-pub(crate) fn limited(refusal: &Refusal) -> ApiError {
-    let mut error = ApiError::new(
-        StatusCode::TOO_MANY_REQUESTS,
-        "rate_limited",
-        "too many requests for this API key; retry after the time in Retry-After",
-    );
-    for (name, value) in headers::for_refusal(refusal) {
-        error = error.with_header(header::HeaderName::from_static(name), value);
-    }
-    error
 }

@@ -1,14 +1,17 @@
-//! Request bodies, each read strictly (unknown fields refused) and turned into a use-case
-//! request; values the domain does not type yet are checked here with the field's name.
+//! Request bodies, each read strictly (unknown fields refused) and parsed into a use-case
+//! request of validated types: ids, emails, assignees and element writes are checked here,
+//! with the field's name, so the use cases take only values that are valid.
 
 use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, web};
 use futures_util::future::LocalBoxFuture;
-use procflow_domain::error::{Resource, ValidationError};
-use procflow_domain::guest::Invitation;
+use procflow_domain::actor::Assignee;
+use procflow_domain::error::Resource;
 use procflow_domain::ids::TemplateId;
-use procflow_domain::run::{Decision, Prefill};
+use procflow_domain::run::{Decision, ElementWrite, Prefill};
 use procflow_domain::service::{CreateRun, UpdateTask};
+use procflow_domain::sharing::Invitation;
+use procflow_domain::values::Email;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
@@ -51,13 +54,15 @@ pub fn typed<T: DeserializeOwned>(value: Value) -> Result<T, ApiError> {
         if path == "." {
             ApiError::validation(format!("invalid request body: {cause}"))
         } else {
-            invalid(&path, cause.to_string())
+            ApiError::invalid_field(&path, cause.to_string())
         }
     })
 }
 
-fn invalid(field: &str, message: impl Into<String>) -> ApiError {
-    ApiError::validation(ValidationError::field(field, message).to_string())
+/// `actor_email` as spec 4.6 rule 6 reads it: text that is no email names no member, so the
+/// request acts as `api`, without an error.
+fn actor_email(text: Option<String>) -> Option<Email> {
+    text.and_then(|text| text.parse().ok())
 }
 
 /// `absent` → `None`, `null` → `Some(None)`, a value → `Some(Some(v))`.
@@ -121,13 +126,13 @@ impl CreateRunBody {
             .map(|(i, item)| {
                 Ok(Prefill {
                     task_id: item.task_id.parse().map_err(|_| {
-                        invalid(
+                        ApiError::invalid_field(
                             &format!("custom_elements[{i}].task_id"),
                             format!("{:?} is not a task id", item.task_id),
                         )
                     })?,
                     element_id: item.element_id.parse().map_err(|_| {
-                        invalid(
+                        ApiError::invalid_field(
                             &format!("custom_elements[{i}].element_id"),
                             format!("{:?} is not an element id", item.element_id),
                         )
@@ -138,7 +143,7 @@ impl CreateRunBody {
             .collect::<Result<_, ApiError>>()?;
         let name = match (self.name, self.title) {
             (Some(_), Some(_)) => {
-                return Err(invalid(
+                return Err(ApiError::invalid_field(
                     "title",
                     "is another name for name: give one of the two",
                 ));
@@ -146,10 +151,10 @@ impl CreateRunBody {
             (name, title) => name.or(title),
         };
         Ok(CreateRun {
-            template_id: Some(template_id),
+            template_id,
             name,
             due_date,
-            actor_email: self.actor_email,
+            actor_email: actor_email(self.actor_email),
             custom_elements,
         })
     }
@@ -163,7 +168,7 @@ fn due_date(text: &str) -> Result<OffsetDateTime, ApiError> {
                 .map(|date| date.midnight().assume_utc())
         })
         .map_err(|_| {
-            invalid(
+            ApiError::invalid_field(
                 "due_date",
                 format!("{text:?} is not an ISO 8601 date or timestamp"),
             )
@@ -195,7 +200,6 @@ pub struct UpdateTaskBody {
     custom_elements: Vec<ElementWriteBody>,
     /// Only on approval tasks: `approved` completes it, `rejected` leaves it open.
     #[serde(default)]
-    #[schema(value_type = Option<crate::openapi::schemas::Decision>)]
     decision: Option<Decision>,
     /// Recorded with the decision.
     #[serde(default)]
@@ -214,21 +218,44 @@ struct ElementWriteBody {
     value: Value,
 }
 
-impl From<UpdateTaskBody> for UpdateTask {
-    fn from(body: UpdateTaskBody) -> Self {
-        Self {
-            completed: body.completed,
-            skipped: body.skipped,
-            assignee: body.assignee,
-            actor_email: body.actor_email,
-            custom_elements: body
-                .custom_elements
-                .into_iter()
-                .map(|w| (w.id, w.value))
-                .collect(),
-            decision: body.decision,
-            comment: body.comment,
-        }
+impl UpdateTaskBody {
+    /// The use-case request.
+    ///
+    /// # Errors
+    /// 400 for an assignee that is neither a user id nor an email, or an element id that is
+    /// no id.
+    pub fn into_request(self) -> Result<UpdateTask, ApiError> {
+        let assignee = self
+            .assignee
+            .map(|assignee| assignee.map(|text| text.parse::<Assignee>()).transpose())
+            .transpose()
+            .map_err(ApiError::from_validation)?;
+        let custom_elements = self
+            .custom_elements
+            .into_iter()
+            .enumerate()
+            .map(|(i, write)| {
+                let id = write.id.parse().map_err(|_| {
+                    ApiError::invalid_field(
+                        &format!("custom_elements[{i}].id"),
+                        format!("{:?} is not an element id", write.id),
+                    )
+                })?;
+                Ok(ElementWrite {
+                    id,
+                    value: write.value,
+                })
+            })
+            .collect::<Result<_, ApiError>>()?;
+        Ok(UpdateTask {
+            completed: self.completed,
+            skipped: self.skipped,
+            assignee,
+            actor_email: actor_email(self.actor_email),
+            custom_elements,
+            decision: self.decision,
+            comment: self.comment,
+        })
     }
 }
 
@@ -259,8 +286,9 @@ impl InviteBody {
         let email = self
             .email
             .map(|e| {
-                e.parse()
-                    .map_err(|_| invalid("email", format!("{e:?} is not a valid email address")))
+                e.parse().map_err(|_| {
+                    ApiError::invalid_field("email", format!("{e:?} is not a valid email address"))
+                })
             })
             .transpose()?;
         Ok(Invitation {

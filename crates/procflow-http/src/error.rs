@@ -4,14 +4,15 @@
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, ResponseError, error as actix_error, web};
-use procflow_domain::error::{DomainError, StoreError};
+use procflow_domain::error::{DomainError, ErrorCode, Resource, ValidationError};
 use serde::Serialize;
 
-/// An error answer: status, machine-readable code, human message, and any extra headers.
+/// An error answer: its code (and so its status) from the one table, [`ErrorCode`], a human
+/// message, and any extra headers. Build it with the named constructors, or from a
+/// [`DomainError`].
 #[derive(Debug, Clone)]
 pub struct ApiError {
-    status: StatusCode,
-    code: &'static str,
+    code: ErrorCode,
     message: String,
     headers: Vec<(HeaderName, String)>,
 }
@@ -28,10 +29,9 @@ struct Body<'a> {
 }
 
 impl ApiError {
-    /// An error with this status, code and message.
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    /// An error with this code and message; its status is the code's.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
-            status,
             code,
             message: message.into(),
             headers: Vec::new(),
@@ -40,42 +40,111 @@ impl ApiError {
 
     /// 400 `validation_error`.
     pub fn validation(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, "validation_error", message)
+        Self::new(ErrorCode::ValidationError, message)
     }
 
     /// 400 `validation_error` from the domain's refusal.
     #[must_use]
-    pub fn from_validation(error: procflow_domain::error::ValidationError) -> Self {
+    pub fn from_validation(error: ValidationError) -> Self {
         Self::validation(error.to_string())
     }
 
-    /// 404 `not_found`.
-    pub fn not_found(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::NOT_FOUND, "not_found", message)
+    /// 400 `validation_error` naming one request field.
+    pub fn invalid_field(field: &str, message: impl Into<String>) -> Self {
+        Self::from_validation(ValidationError::field(field, message))
     }
 
     /// 401 `unauthorized`, with `WWW-Authenticate: Bearer`.
     pub fn unauthorized(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
-            .with_header(header::WWW_AUTHENTICATE, "Bearer")
+        Self::new(ErrorCode::Unauthorized, message).with_header(header::WWW_AUTHENTICATE, "Bearer")
+    }
+
+    /// 403 `forbidden`.
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Forbidden, message)
+    }
+
+    /// 404 `not_found`.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::NotFound, message)
+    }
+
+    /// 404 `not_found` for a resource the request names.
+    #[must_use]
+    pub fn resource_not_found(resource: Resource) -> Self {
+        Self::from(DomainError::NotFound(resource))
+    }
+
+    /// 405 `method_not_allowed`, with the `Allow` header listing the methods the path serves.
+    pub fn method_not_allowed(method: &str, path: &str, allowed: &str) -> Self {
+        Self::new(
+            ErrorCode::MethodNotAllowed,
+            format!("{method} is not allowed on {path}"),
+        )
+        .with_header(header::ALLOW, allowed)
+    }
+
+    /// 409 `idempotency_in_flight`.
+    #[must_use]
+    pub fn idempotency_in_flight() -> Self {
+        Self::new(
+            ErrorCode::IdempotencyInFlight,
+            "a request with this Idempotency-Key is still in progress; retry later",
+        )
+    }
+
+    /// 413 `payload_too_large`.
+    #[must_use]
+    pub fn payload_too_large(limit: usize) -> Self {
+        Self::new(
+            ErrorCode::PayloadTooLarge,
+            format!("the request body is larger than {limit} bytes"),
+        )
     }
 
     /// 415 `unsupported_media_type`.
+    #[must_use]
     pub fn unsupported_media_type() -> Self {
         Self::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
+            ErrorCode::UnsupportedMediaType,
             "the request body must be JSON, sent with Content-Type: application/json",
         )
     }
 
-    /// 500 `internal_error`; the cause goes to the log, never to the client.
-    pub fn internal() -> Self {
+    /// 422 `idempotency_key_reused`.
+    #[must_use]
+    pub fn idempotency_key_reused() -> Self {
         Self::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal_error",
-            "an internal error occurred",
+            ErrorCode::IdempotencyKeyReused,
+            "this Idempotency-Key was used with a different request (method, path or body)",
         )
+    }
+
+    /// 429 `rate_limited`, with `Retry-After` and the `RateLimit-*` headers given.
+    pub fn rate_limited(headers: impl IntoIterator<Item = (&'static str, String)>) -> Self {
+        headers.into_iter().fold(
+            Self::new(
+                ErrorCode::RateLimited,
+                "too many requests for this API key; retry after the time in Retry-After",
+            ),
+            |error, (name, value)| error.with_header(HeaderName::from_static(name), value),
+        )
+    }
+
+    /// 500 `internal_error`; the cause goes to the log, never to the client.
+    #[must_use]
+    pub fn internal() -> Self {
+        Self::new(ErrorCode::InternalError, "an internal error occurred")
+    }
+
+    /// 503 `unavailable`, with `Retry-After: 1`.
+    #[must_use]
+    pub fn unavailable() -> Self {
+        Self::new(
+            ErrorCode::Unavailable,
+            "the service is temporarily unavailable; retry later",
+        )
+        .with_header(header::RETRY_AFTER, "1")
     }
 
     /// The same error with one more response header.
@@ -85,16 +154,22 @@ impl ApiError {
         self
     }
 
-    /// The status.
+    /// The status, from the code.
     #[must_use]
     pub fn status(&self) -> StatusCode {
-        self.status
+        StatusCode::from_u16(self.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
     }
 
     /// The code.
     #[must_use]
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         self.code
+    }
+
+    /// The message.
+    #[must_use]
+    pub fn message(&self) -> &str {
+        &self.message
     }
 }
 
@@ -103,7 +178,7 @@ impl std::fmt::Display for ApiError {
         write!(
             f,
             "{} {}: {}",
-            self.status.as_u16(),
+            self.code.http_status(),
             self.code,
             self.message
         )
@@ -112,11 +187,11 @@ impl std::fmt::Display for ApiError {
 
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
-        self.status
+        self.status()
     }
 
     fn error_response(&self) -> HttpResponse {
-        let mut response = HttpResponse::build(self.status);
+        let mut response = HttpResponse::build(self.status());
         for (name, value) in &self.headers {
             if let Ok(value) = HeaderValue::from_str(value) {
                 response.insert_header((name.clone(), value));
@@ -124,7 +199,7 @@ impl ResponseError for ApiError {
         }
         response.json(Envelope {
             error: Body {
-                code: self.code,
+                code: self.code.as_str(),
                 message: &self.message,
             },
         })
@@ -133,37 +208,16 @@ impl ResponseError for ApiError {
 
 impl From<DomainError> for ApiError {
     fn from(error: DomainError) -> Self {
-        use StatusCode as S;
-        match error {
-            DomainError::NotFound(resource) => Self::not_found(format!("{resource} not found")),
-            DomainError::Validation(invalid) => Self::validation(invalid.to_string()),
-            DomainError::TemplateNotPublished => {
-                Self::new(S::CONFLICT, "template_not_published", error.to_string())
-            }
-            DomainError::RunCompleted => Self::new(S::CONFLICT, "run_completed", error.to_string()),
-            DomainError::TemplatePublished => {
-                Self::new(S::CONFLICT, "template_published", error.to_string())
-            }
-            DomainError::GuestIsTeamMember => {
-                Self::new(S::CONFLICT, "guest_is_team_member", error.to_string())
-            }
-            DomainError::GuestAlreadyInvited => {
-                Self::new(S::CONFLICT, "guest_already_invited", error.to_string())
-            }
-            DomainError::Conflict(message) => Self::new(S::CONFLICT, "conflict", message),
-            DomainError::Store(StoreError::Unavailable(cause)) => {
+        match (error.code(), &error) {
+            (ErrorCode::Unavailable, cause) => {
                 tracing::warn!(error.cause = %cause, "store unavailable");
-                Self::new(
-                    S::SERVICE_UNAVAILABLE,
-                    "unavailable",
-                    "the service is temporarily unavailable; retry later",
-                )
-                .with_header(header::RETRY_AFTER, "1")
+                Self::unavailable()
             }
-            DomainError::Store(StoreError::Other(cause)) => {
+            (ErrorCode::InternalError, cause) => {
                 tracing::error!(error.cause = %cause, "store failure");
                 Self::internal()
             }
+            (code, _) => Self::new(code, error.to_string()),
         }
     }
 }
@@ -173,11 +227,9 @@ pub fn json_error(error: actix_error::JsonPayloadError, _: &HttpRequest) -> acti
     use actix_error::JsonPayloadError as E;
     let api = match &error {
         E::ContentType => ApiError::unsupported_media_type(),
-        E::OverflowKnownLength { limit, .. } | E::Overflow { limit } => ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
-            format!("the request body is larger than {limit} bytes"),
-        ),
+        E::OverflowKnownLength { limit, .. } | E::Overflow { limit } => {
+            ApiError::payload_too_large(*limit)
+        }
         E::Deserialize(cause) if cause.is_data() => {
             ApiError::validation(format!("invalid request body: {cause}"))
         }
@@ -199,16 +251,6 @@ pub async fn no_route(request: HttpRequest) -> HttpResponse {
         request.method(),
         request.path()
     ))
-    .error_response()
-}
-
-/// A known route asked with another method: 405 in the envelope.
-pub async fn wrong_method(request: HttpRequest) -> HttpResponse {
-    ApiError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "method_not_allowed",
-        format!("{} is not allowed on {}", request.method(), request.path()),
-    )
     .error_response()
 }
 

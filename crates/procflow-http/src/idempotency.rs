@@ -97,7 +97,7 @@ async fn claim(mut request: ServiceRequest, state: &AppState, team: &Team) -> Cl
         .map_or_else(|| request.path(), |p| p.as_str());
     let hash = key::request_hash(request.method().as_str(), path, &body);
     request.set_payload(Payload::from(body));
-    let now = state.services.procflow.ports().clock.now();
+    let now = state.services.clock.now();
     let outcome = match state
         .services
         .idempotency
@@ -106,16 +106,8 @@ async fn claim(mut request: ServiceRequest, state: &AppState, team: &Team) -> Cl
     {
         Ok(IdempotencyBegin::Started) => return Claim::Started(request, key),
         Ok(IdempotencyBegin::Replay(stored)) => replay(&stored),
-        Ok(IdempotencyBegin::InFlight) => Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "idempotency_in_flight",
-            "a request with this Idempotency-Key is still in progress; retry later",
-        )),
-        Ok(IdempotencyBegin::Mismatch) => Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "idempotency_key_reused",
-            "this Idempotency-Key was used with a different request (method, path or body)",
-        )),
+        Ok(IdempotencyBegin::InFlight) => Err(ApiError::idempotency_in_flight()),
+        Ok(IdempotencyBegin::Mismatch) => Err(ApiError::idempotency_key_reused()),
         Err(error) => Err(error.into()),
     };
     Claim::Answered(request, outcome)
@@ -152,7 +144,7 @@ async fn run(
         };
         let result = match &kept {
             Some(stored) => {
-                let now = state.services.procflow.ports().clock.now();
+                let now = state.services.clock.now();
                 store.finish(team.id, key.as_str(), stored, now).await
             }
             None => store.abandon(team.id, key.as_str()).await,

@@ -17,13 +17,13 @@ use std::net::TcpListener;
 use std::sync::Arc;
 
 use actix_web::{App, HttpServer, web};
-use procflow_domain::ports::{HealthCheck, RateLimiter, StoreStats};
+use procflow_domain::ports::{Clock, HealthCheck, IdempotencyStore, RateLimiter, StoreStats};
 use procflow_domain::service::Procflow;
 
 use crate::rate_limit::RateLimitGate;
 
 /// How the API behaves; read once at start-up.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HttpConfig {
     /// Requests accepted per API key in any rolling 60 seconds.
     pub rate_limit_per_minute: u32,
@@ -33,11 +33,18 @@ pub struct HttpConfig {
     pub workers: Option<usize>,
 }
 
+impl HttpConfig {
+    /// Requests accepted per key per rolling minute unless configured (spec 8).
+    pub const DEFAULT_RATE_LIMIT_PER_MINUTE: u32 = 100;
+    /// The largest request body unless configured: 1 MiB (API contract 1).
+    pub const DEFAULT_BODY_LIMIT_BYTES: usize = 1024 * 1024;
+}
+
 impl Default for HttpConfig {
     fn default() -> Self {
         Self {
-            rate_limit_per_minute: 100,
-            body_limit_bytes: 1024 * 1024,
+            rate_limit_per_minute: Self::DEFAULT_RATE_LIMIT_PER_MINUTE,
+            body_limit_bytes: Self::DEFAULT_BODY_LIMIT_BYTES,
             workers: None,
         }
     }
@@ -55,7 +62,9 @@ pub struct Services {
     /// The pool and outbox figures, for `/metrics`.
     pub stats: Arc<dyn StoreStats>,
     /// `Idempotency-Key` records (API contract 10).
-    pub idempotency: Arc<dyn procflow_domain::ports::IdempotencyStore>,
+    pub idempotency: Arc<dyn IdempotencyStore>,
+    /// The time, for the rate limit's window and idempotency records: the use cases' clock.
+    pub clock: Arc<dyn Clock>,
 }
 
 /// What every handler shares: the use cases, the rate-limit gate, the configuration.
@@ -89,7 +98,7 @@ pub fn serve(
     let workers = config.workers;
     let gate = RateLimitGate::new(
         services.rate_limiter.clone(),
-        services.procflow.ports().clock.clone(),
+        services.clock.clone(),
         config.rate_limit_per_minute,
     );
     let state = web::Data::new(AppState {
@@ -105,7 +114,6 @@ pub fn serve(
             .app_data(error::query_config())
             .app_data(web::PayloadConfig::new(body_limit))
             .wrap(actix_web::middleware::from_fn(middleware::around))
-            .service(metrics::resource())
             .configure(routes::configure)
             .default_service(web::to(error::no_route))
     })

@@ -18,7 +18,6 @@ use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use procflow_domain::ports::{PoolUsage, StoreStats};
 
 use crate::AppState;
-use crate::error::wrong_method;
 
 /// Where the scrape page is mounted.
 pub const PATH: &str = "/metrics";
@@ -125,14 +124,6 @@ pub fn method_label(method: &Method) -> &'static str {
         "CONNECT" => "CONNECT",
         _ => "OTHER",
     }
-}
-
-/// `GET /metrics`, answering 405 to other methods; mount it on the app.
-#[must_use]
-pub fn resource() -> actix_web::Resource {
-    web::resource(PATH)
-        .route(web::get().to(scrape))
-        .default_service(web::to(wrong_method))
 }
 
 /// `GET /metrics`: the recorded series and the store figures, in the Prometheus text format.

@@ -1,8 +1,9 @@
 //! The OpenAPI 3.1 description of the API, generated from the code: the operations come from
-//! the `#[utoipa::path]` annotations of the handlers, the shapes from the views and bodies; the
-//! error answers every operation shares (auth, rate limit, bodies, idempotency) are added by
-//! [`document`] from one table (the `errors` submodule). Served at `GET /api/v1/openapi.json`
-//! and rendered by the vendored Swagger UI at `GET /docs/`.
+//! the route table ([`crate::routes::operations`]), each described by its handler's
+//! `#[utoipa::path]`, the shapes from the views, the bodies and the domain's types; the error
+//! answers every operation shares (auth, rate limit, bodies, idempotency) are added by
+//! [`document`] from the one error table (the `errors` submodule). Served at
+//! `GET /api/v1/openapi.json` and rendered by the vendored Swagger UI at `GET /docs/`.
 
 pub(crate) mod envelopes;
 mod errors;
@@ -21,7 +22,7 @@ use crate::routes;
 /// Where the document is served.
 pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
 
-/// The annotated operations and the schemas they use.
+/// What the document says besides its operations: its description, tags and the error schema.
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -37,28 +38,9 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
             `method_not_allowed`, a path not listed 404 `not_found`. `POST` operations accept \
             an `Idempotency-Key`: the same key with the same body replays the first answer."
     ),
-    paths(
-        routes::templates::list,
-        routes::templates::create,
-        routes::templates::get,
-        routes::templates::replace,
-        routes::templates::archive,
-        routes::templates::tasks,
-        routes::templates::publish,
-        routes::runs::list,
-        routes::runs::create,
-        routes::runs::get,
-        routes::runs::invite,
-        routes::runs::stop_sharing,
-        routes::tasks::list,
-        routes::tasks::get,
-        routes::tasks::update,
-        serve_document,
-        routes::health::live,
-        routes::health::ready,
-        routes::guest::page,
-    ),
-    components(schemas(schemas::Error)),
+    // `ElementDocument` is referred to by name from the `custom_elements` of a
+    // `TaskDocument`, whose schema the domain builds with its limit.
+    components(schemas(schemas::Error, procflow_domain::template::ElementDocument)),
     tags(
         (name = "templates", description = "Process templates and their authoring"),
         (name = "runs", description = "Runs started from published templates"),
@@ -70,10 +52,25 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
 )]
 pub struct ApiDoc;
 
-/// The whole document: utoipa's, with the shared error answers, headers and security.
+/// The whole document: the operations of the route table and the schemas they use, with the
+/// shared error answers, headers and security.
 #[must_use]
 pub fn document() -> Value {
-    let mut document = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
+    let mut api = ApiDoc::openapi();
+    let mut schemas = Vec::new();
+    for operation in routes::operations() {
+        api.paths.add_path_operation(
+            &operation.path,
+            operation.http_methods.clone(),
+            operation.description(),
+        );
+        operation.collect_schemas(&mut schemas);
+    }
+    api.components
+        .get_or_insert_with(Default::default)
+        .schemas
+        .extend(schemas);
+    let mut document = serde_json::to_value(api).unwrap_or_default();
     errors::complete(&mut document);
     document
 }

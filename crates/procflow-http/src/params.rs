@@ -11,7 +11,7 @@ use crate::error::ApiError;
 /// Parses an id from the path; text that is no id names no resource: 404.
 pub fn id<T: std::str::FromStr>(text: &str, resource: Resource) -> Result<T, ApiError> {
     text.parse()
-        .map_err(|_| ApiError::not_found(format!("{resource} not found")))
+        .map_err(|_| ApiError::resource_not_found(resource))
 }
 
 /// `/process-templates/{id}`
@@ -53,7 +53,7 @@ impl PageQuery {
 }
 
 fn page(limit: Option<&str>, cursor: Option<&str>) -> Result<PageRequest, ApiError> {
-    let invalid = |e: procflow_domain::error::ValidationError| ApiError::validation(e.to_string());
+    let invalid = ApiError::from_validation;
     Ok(PageRequest {
         limit: limit
             .map(str::parse::<Limit>)
@@ -82,7 +82,7 @@ pub struct RunsQuery {
     #[param(format = "uuid")]
     template_id: Option<String>,
     /// Only runs in this status.
-    #[param(value_type = Option<crate::openapi::schemas::RunStatus>)]
+    #[param(value_type = Option<procflow_domain::run::RunStatus>)]
     status: Option<String>,
 }
 
@@ -105,20 +105,16 @@ impl RunsQuery {
             .as_deref()
             .map(|t| {
                 t.parse::<TemplateId>().map_err(|_| {
-                    ApiError::validation(format!("template_id: {t:?} is not a template id"))
+                    ApiError::invalid_field("template_id", format!("{t:?} is not a template id"))
                 })
             })
             .transpose()?;
-        let status = match self.status.as_deref() {
-            None => None,
-            Some("active") => Some(RunStatus::Active),
-            Some("completed") => Some(RunStatus::Completed),
-            Some(other) => {
-                return Err(ApiError::validation(format!(
-                    "status: {other:?} is not a run status; use active or completed"
-                )));
-            }
-        };
+        let status = self
+            .status
+            .as_deref()
+            .map(str::parse::<RunStatus>)
+            .transpose()
+            .map_err(|unknown| ApiError::invalid_field("status", unknown.to_string()))?;
         Ok(RunFilter {
             template_id,
             status,

@@ -1,4 +1,7 @@
-//! The routes of the API, by resource, and how they are mounted.
+//! The route table: every operation of the API once, as its handler. A handler's
+//! `#[utoipa::path]` says its method and path; the table mounts it there and documents it in
+//! the OpenAPI document from the same declaration, so a route and its documentation cannot
+//! drift apart.
 
 pub(crate) mod guest;
 pub(crate) mod health;
@@ -6,94 +9,220 @@ pub(crate) mod runs;
 pub(crate) mod tasks;
 pub(crate) mod templates;
 
-use actix_web::dev::HttpServiceFactory;
-use actix_web::{Route, web};
+use std::collections::BTreeMap;
 
-use crate::error::wrong_method;
-use crate::openapi;
+use actix_web::http::Method;
+use actix_web::{HttpRequest, ResponseError, Route, web};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::path::HttpMethod;
+use utoipa::openapi::schema::Schema;
 
-/// A resource whose other methods answer 405 in the envelope.
-fn resource(path: &str, routes: Vec<Route>) -> actix_web::Resource {
+use crate::error::ApiError;
+use crate::{metrics, openapi};
+
+/// One documented operation: where it is served, its handler, and its documentation.
+pub struct Operation {
+    /// Its methods (one for every handler so far).
+    pub methods: Vec<Method>,
+    /// The same, as the OpenAPI document names them.
+    pub http_methods: Vec<HttpMethod>,
+    /// Its path, with `{name}` parameters, as in the OpenAPI document.
+    pub path: String,
+    route: fn() -> Route,
+    describe: fn() -> utoipa::openapi::path::Operation,
+    tags: fn() -> Vec<&'static str>,
+    schemas: fn(&mut Vec<(String, RefOr<Schema>)>),
+}
+
+impl Operation {
+    /// The operation `P` (a handler's `#[utoipa::path]` item) describes, served by `route`.
+    fn of<P>(route: fn() -> Route) -> Self
+    where
+        P: utoipa::Path + utoipa::__dev::SchemaReferences + for<'t> utoipa::__dev::Tags<'t>,
+    {
+        Self {
+            methods: P::methods().iter().map(actix_method).collect(),
+            http_methods: P::methods(),
+            path: P::path(),
+            route,
+            describe: P::operation,
+            tags: P::tags,
+            schemas: P::schemas,
+        }
+    }
+
+    /// Whether the operation takes an API key: everything under `/api/v1/` but the OpenAPI
+    /// document.
+    #[must_use]
+    pub fn is_authenticated(&self) -> bool {
+        authenticated(&self.path)
+    }
+
+    /// Whether the operation changes something (any method but `GET`).
+    #[must_use]
+    pub fn is_mutating(&self) -> bool {
+        self.methods.iter().any(|method| method != Method::GET)
+    }
+
+    /// Its OpenAPI operation object, as the handler's annotation describes it.
+    #[must_use]
+    pub fn description(&self) -> utoipa::openapi::path::Operation {
+        let mut operation = (self.describe)();
+        let tags: Vec<String> = (self.tags)().into_iter().map(str::to_owned).collect();
+        if !tags.is_empty() {
+            operation.tags = Some(tags);
+        }
+        operation
+    }
+
+    /// The schemas its annotation refers to.
+    pub fn collect_schemas(&self, into: &mut Vec<(String, RefOr<Schema>)>) {
+        (self.schemas)(into);
+    }
+}
+
+/// Whether a path takes an API key: everything under `/api/v1/` but the OpenAPI document.
+#[must_use]
+pub fn authenticated(path: &str) -> bool {
+    path.starts_with("/api/v1/") && path != openapi::DOCUMENT_PATH
+}
+
+fn actix_method(method: &HttpMethod) -> Method {
+    match method {
+        HttpMethod::Get => Method::GET,
+        HttpMethod::Post => Method::POST,
+        HttpMethod::Put => Method::PUT,
+        HttpMethod::Delete => Method::DELETE,
+        HttpMethod::Options => Method::OPTIONS,
+        HttpMethod::Head => Method::HEAD,
+        HttpMethod::Patch => Method::PATCH,
+        HttpMethod::Trace => Method::TRACE,
+    }
+}
+
+/// The operations of handlers `module::handler`, each from its `#[utoipa::path]`.
+macro_rules! operations {
+    ($($module:ident :: $handler:ident),+ $(,)?) => {
+        vec![$(pastey::paste! {
+            Operation::of::<$module::[<__path_ $handler>]>(|| web::route().to($module::$handler))
+        }),+]
+    };
+}
+
+/// Every documented operation, in the order of the OpenAPI document.
+#[must_use]
+pub fn operations() -> Vec<Operation> {
+    operations![
+        templates::list,
+        templates::create,
+        templates::get,
+        templates::replace,
+        templates::archive,
+        templates::tasks,
+        templates::publish,
+        runs::list,
+        runs::create,
+        runs::get,
+        runs::invite,
+        runs::stop_sharing,
+        tasks::list,
+        tasks::get,
+        tasks::update,
+        openapi::serve_document,
+        health::live,
+        health::ready,
+        guest::page,
+    ]
+}
+
+/// A resource serving `routes` (method and route) at `path`; any other method answers 405
+/// `method_not_allowed` with `Allow`.
+fn resource(path: &str, routes: Vec<(Method, Route)>) -> actix_web::Resource {
+    let allowed = routes
+        .iter()
+        .map(|(method, _)| method.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
     routes
         .into_iter()
-        .fold(web::resource(path), actix_web::Resource::route)
-        .default_service(web::to(wrong_method))
+        .fold(web::resource(path), |resource, (method, route)| {
+            resource.route(route.method(method))
+        })
+        .default_service(web::to(move |request: HttpRequest| {
+            let refusal =
+                ApiError::method_not_allowed(request.method().as_str(), request.path(), &allowed);
+            async move { refusal.error_response() }
+        }))
 }
 
-/// An API resource: authenticated (key, subscription, rate limit) before any of its
-/// extractors reads the request, so a bad body never answers before a 401, 403 or 429; then,
-/// for a `POST` with an `Idempotency-Key`, the idempotency guard. Unknown routes stay 404
-/// whoever asks.
-fn api(path: &str, routes: Vec<Route>) -> impl HttpServiceFactory {
-    // The last wrap is the outermost: authentication runs first.
-    resource(path, routes)
-        .wrap(actix_web::middleware::from_fn(crate::idempotency::guard))
-        .wrap(actix_web::middleware::from_fn(crate::auth::require))
-}
-
-/// Mounts every route: the API under `/api/v1`, the guest page and the health checks.
+/// Mounts every route: the operations of [`operations`] (those under `/api/v1` authenticated
+/// by key, subscription and rate limit before any of their extractors reads the request, then
+/// guarded by `Idempotency-Key`), the documentation page and `/metrics`. Unknown routes stay
+/// 404 whoever asks.
 pub fn configure(config: &mut web::ServiceConfig) {
+    let mut by_path: BTreeMap<String, Vec<(Method, Route)>> = BTreeMap::new();
+    for operation in operations() {
+        let routes = by_path.entry(operation.path.clone()).or_default();
+        for method in &operation.methods {
+            routes.push((method.clone(), (operation.route)()));
+        }
+    }
+    for (path, routes) in by_path {
+        if authenticated(&path) {
+            // The last wrap is the outermost: authentication runs first.
+            config.service(
+                resource(&path, routes)
+                    .wrap(actix_web::middleware::from_fn(crate::idempotency::guard))
+                    .wrap(actix_web::middleware::from_fn(crate::auth::require)),
+            );
+        } else {
+            config.service(resource(&path, routes));
+        }
+    }
     config
-        .service(resource("/healthz", vec![web::get().to(health::live)]))
-        .service(resource("/readyz", vec![web::get().to(health::ready)]))
+        .service(resource(
+            metrics::PATH,
+            vec![(Method::GET, web::route().to(metrics::scrape))],
+        ))
         .service(resource(
             "/docs",
-            vec![web::get().to(openapi::docs_redirect)],
+            vec![(Method::GET, web::route().to(openapi::docs_redirect))],
         ))
-        .service(openapi::swagger_ui())
-        .service(resource(
-            "/instance/{run_id}",
-            vec![web::get().to(guest::page)],
-        ))
-        // Registered before the scope, which authenticates everything else under /api/v1.
-        .service(resource(
-            "/api/v1/openapi.json",
-            vec![web::get().to(openapi::serve_document)],
-        ))
-        .service(
-            web::scope("/api/v1")
-                .service(api(
-                    "/process-templates",
-                    vec![
-                        web::get().to(templates::list),
-                        web::post().to(templates::create),
-                    ],
-                ))
-                .service(api(
-                    "/process-templates/{id}",
-                    vec![
-                        web::get().to(templates::get),
-                        web::put().to(templates::replace),
-                        web::delete().to(templates::archive),
-                    ],
-                ))
-                .service(api(
-                    "/process-templates/{id}/tasks",
-                    vec![web::get().to(templates::tasks)],
-                ))
-                .service(api(
-                    "/process-templates/{id}/publish",
-                    vec![web::post().to(templates::publish)],
-                ))
-                .service(api(
-                    "/process-runs",
-                    vec![web::get().to(runs::list), web::post().to(runs::create)],
-                ))
-                .service(api("/process-runs/{id}", vec![web::get().to(runs::get)]))
-                .service(api(
-                    "/process-runs/{id}/invite",
-                    vec![
-                        web::post().to(runs::invite),
-                        web::delete().to(runs::stop_sharing),
-                    ],
-                ))
-                .service(api(
-                    "/process-runs/{id}/tasks",
-                    vec![web::get().to(tasks::list)],
-                ))
-                .service(api(
-                    "/process-runs/{id}/tasks/{task_id}",
-                    vec![web::get().to(tasks::get), web::patch().to(tasks::update)],
-                )),
+        .service(openapi::swagger_ui());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_operation_has_a_method_and_a_distinct_route() {
+        let mut seen = std::collections::HashSet::new();
+        for operation in operations() {
+            assert!(!operation.methods.is_empty(), "{}", operation.path);
+            for method in &operation.methods {
+                assert!(
+                    seen.insert((method.clone(), operation.path.clone())),
+                    "{method} {} twice",
+                    operation.path
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn only_the_api_but_its_document_is_authenticated() {
+        let authenticated: Vec<String> = operations()
+            .into_iter()
+            .filter(Operation::is_authenticated)
+            .map(|operation| operation.path)
+            .collect();
+        assert!(
+            authenticated
+                .iter()
+                .all(|path| path.starts_with("/api/v1/"))
         );
+        assert!(!authenticated.contains(&openapi::DOCUMENT_PATH.to_owned()));
+        assert!(authenticated.len() >= 15, "{authenticated:?}");
+    }
 }

@@ -31,13 +31,18 @@ pub struct PoolConfig {
 }
 
 impl PoolConfig {
-    /// Defaults for `url`: 16 connections, 5 s timeouts.
+    /// Connections at most unless configured.
+    pub const DEFAULT_MAX_SIZE: u16 = 16;
+    /// The connection and checkout timeout unless configured.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+
+    /// Defaults for `url`: [`Self::DEFAULT_MAX_SIZE`] connections, [`Self::DEFAULT_TIMEOUT`].
     #[must_use]
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             url: url.into(),
-            max_size: 16,
-            timeout: Duration::from_secs(5),
+            max_size: usize::from(Self::DEFAULT_MAX_SIZE),
+            timeout: Self::DEFAULT_TIMEOUT,
             statement_counter: None,
         }
     }

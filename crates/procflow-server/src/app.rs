@@ -7,7 +7,7 @@ use std::sync::Arc;
 use actix_web::dev::Server;
 use procflow_domain::error::StoreError;
 use procflow_domain::service::{Ports, Procflow};
-use procflow_http::{HttpConfig, Services};
+use procflow_http::Services;
 use procflow_postgres::{PgStore, PoolConfig};
 
 use crate::config::ServeConfig;
@@ -48,6 +48,7 @@ pub fn services_on(store: &PgStore) -> Services {
         health: shared.clone(),
         stats: shared.clone(),
         idempotency: shared,
+        clock: Arc::new(SystemClock),
     }
 }
 
@@ -73,12 +74,7 @@ pub async fn start(config: ServeConfig, listener: TcpListener) -> Result<Server,
         tracing::warn!(%error, "the database does not answer yet; /readyz answers 503 until it does");
     }
     let address = listener.local_addr()?;
-    let http = HttpConfig {
-        rate_limit_per_minute: config.rate_limit_per_minute,
-        workers: config.http_workers,
-        ..HttpConfig::default()
-    };
-    let server = procflow_http::serve(listener, services_on(&store), http)?;
+    let server = procflow_http::serve(listener, services_on(&store), config.http.clone())?;
     log_start(&config, address);
     Ok(server)
 }
@@ -89,7 +85,7 @@ fn log_start(config: &ServeConfig, address: std::net::SocketAddr) {
         public_url = %config.public_url,
         database = %config.database_url.redacted(),
         db.pool_size = config.db_pool_size,
-        rate_limit_per_minute = config.rate_limit_per_minute,
+        rate_limit_per_minute = config.http.rate_limit_per_minute,
         "procflow is serving"
     );
     let host = config.public_url.as_str();

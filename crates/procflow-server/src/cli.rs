@@ -4,13 +4,21 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::builder::BoolishValueParser;
-use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+use std::str::FromStr;
+
+use clap::builder::{BoolishValueParser, PossibleValuesParser, TypedValueParser};
+use clap::{ArgAction, Args, Parser, Subcommand};
 use procflow_domain::ids::{ApiKeyId, TeamId};
+use procflow_domain::names::UnknownName;
 use procflow_domain::team::{Role, Subscription};
 use procflow_domain::values::Email;
 
-use crate::config::{BaseUrl, DatabaseUrl, LogFormat, Secret, ServeConfig, Timezone};
+use procflow_http::HttpConfig;
+use procflow_postgres::PoolConfig;
+
+use crate::config::{
+    BaseUrl, DEFAULT_SMTP_FROM, DatabaseUrl, LogFormat, Secret, ServeConfig, Timezone,
+};
 
 /// procflow: a process-workflow service with a JSON REST API.
 #[derive(Debug, Parser)]
@@ -102,7 +110,7 @@ pub struct ServeArgs {
     #[arg(
         long,
         env = "PROCFLOW_RATE_LIMIT_PER_MINUTE",
-        default_value_t = 100,
+        default_value_t = HttpConfig::DEFAULT_RATE_LIMIT_PER_MINUTE,
         value_parser = clap::value_parser!(u32).range(1..)
     )]
     pub rate_limit_per_minute: u32,
@@ -110,7 +118,7 @@ pub struct ServeArgs {
     #[arg(
         long,
         env = "PROCFLOW_DB_POOL_SIZE",
-        default_value_t = 16,
+        default_value_t = PoolConfig::DEFAULT_MAX_SIZE,
         value_parser = clap::value_parser!(u16).range(1..)
     )]
     pub db_pool_size: u16,
@@ -121,7 +129,7 @@ pub struct ServeArgs {
     #[arg(long, env = "PROCFLOW_SMTP_URL", hide_env_values = true)]
     pub smtp_url: Option<Secret>,
     /// Sender address of emails
-    #[arg(long, env = "PROCFLOW_SMTP_FROM", default_value = "procflow@localhost")]
+    #[arg(long, env = "PROCFLOW_SMTP_FROM", default_value = DEFAULT_SMTP_FROM)]
     pub smtp_from: Email,
     /// Allow webhook destinations on loopback, private and link-local addresses (true|false)
     #[arg(
@@ -139,14 +147,17 @@ impl ServeArgs {
     #[must_use]
     pub fn into_config(self, database_url: DatabaseUrl) -> ServeConfig {
         ServeConfig {
+            database_url,
             public_url: self.address.public_url(),
-            rate_limit_per_minute: self.rate_limit_per_minute,
             db_pool_size: usize::from(self.db_pool_size),
-            http_workers: self.http_workers.map(usize::from),
+            http: HttpConfig {
+                rate_limit_per_minute: self.rate_limit_per_minute,
+                workers: self.http_workers.map(usize::from),
+                ..HttpConfig::default()
+            },
             smtp_url: self.smtp_url,
             smtp_from: self.smtp_from.to_string(),
             webhook_allow_private: self.webhook_allow_private,
-            ..ServeConfig::new(database_url, self.address.bind)
         }
     }
 }
@@ -201,40 +212,14 @@ pub struct CreateTeam {
     pub address: AddressArgs,
 }
 
-/// A member's role.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum RoleArg {
-    /// May create API keys.
-    Admin,
-    /// An ordinary member.
-    Member,
-}
-
-impl From<RoleArg> for Role {
-    fn from(role: RoleArg) -> Self {
-        match role {
-            RoleArg::Admin => Self::Admin,
-            RoleArg::Member => Self::Member,
-        }
-    }
-}
-
-/// A team's subscription status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SubscriptionArg {
-    /// The API answers.
-    Active,
-    /// Every API request is refused with 403.
-    Inactive,
-}
-
-impl From<SubscriptionArg> for Subscription {
-    fn from(status: SubscriptionArg) -> Self {
-        match status {
-            SubscriptionArg::Active => Self::Active,
-            SubscriptionArg::Inactive => Self::Inactive,
-        }
-    }
+/// A parser of the names of a domain enum (`Role`, `Subscription`, ...): `--help` lists the
+/// names, and the domain's `FromStr` reads them, so the command line spells them as the API and
+/// the store do.
+fn named<T>(names: &'static [&'static str]) -> impl TypedValueParser<Value = T>
+where
+    T: FromStr<Err = UnknownName> + Clone + Send + Sync + 'static,
+{
+    PossibleValuesParser::new(names).try_map(|text| text.parse::<T>())
 }
 
 /// `admin add-member`.
@@ -250,8 +235,8 @@ pub struct AddMember {
     #[arg(long)]
     pub name: Option<String>,
     /// The member's role
-    #[arg(long, value_enum, default_value_t = RoleArg::Member)]
-    pub role: RoleArg,
+    #[arg(long, value_parser = named::<Role>(Role::NAMES), default_value = Role::Member.as_str())]
+    pub role: Role,
 }
 
 /// `admin set-member`.
@@ -267,8 +252,8 @@ pub struct SetMember {
     #[arg(long, action = ArgAction::Set)]
     pub active: Option<bool>,
     /// The member's role [default: unchanged]
-    #[arg(long, value_enum)]
-    pub role: Option<RoleArg>,
+    #[arg(long, value_parser = named::<Role>(Role::NAMES))]
+    pub role: Option<Role>,
 }
 
 /// `admin create-api-key`.
@@ -303,8 +288,8 @@ pub struct SetSubscription {
     #[arg(long)]
     pub team: TeamId,
     /// The new status
-    #[arg(long, value_enum)]
-    pub status: SubscriptionArg,
+    #[arg(long, value_parser = named::<Subscription>(Subscription::NAMES))]
+    pub status: Subscription,
 }
 
 /// `admin import-template`.
@@ -354,9 +339,10 @@ mod tests {
     fn serve_has_the_documented_defaults() {
         let config = serve(&[]);
         assert_eq!(config.public_url.as_str(), "http://127.0.0.1:8080");
-        assert_eq!(config.rate_limit_per_minute, 100);
+        assert_eq!(config.http.rate_limit_per_minute, 100);
         assert_eq!(config.db_pool_size, 16);
-        assert_eq!(config.http_workers, None);
+        assert_eq!(config.http.workers, None);
+        assert_eq!(config.http, HttpConfig::default());
         assert_eq!(config.smtp_url, None);
         assert_eq!(config.smtp_from, "procflow@localhost");
         assert!(!config.webhook_allow_private);
@@ -397,9 +383,9 @@ mod tests {
             "--webhook-allow-private",
             "yes",
         ]);
-        assert_eq!(config.rate_limit_per_minute, 7);
+        assert_eq!(config.http.rate_limit_per_minute, 7);
         assert_eq!(config.db_pool_size, 4);
-        assert_eq!(config.http_workers, Some(2));
+        assert_eq!(config.http.workers, Some(2));
         assert_eq!(
             config.smtp_url.as_ref().map(Secret::expose),
             Some("smtp://user:pw@mail:25")

@@ -5,6 +5,8 @@ use std::net::SocketAddr;
 use std::str::FromStr;
 
 use clap::ValueEnum;
+use procflow_http::HttpConfig;
+use procflow_postgres::PoolConfig;
 use url::Url;
 
 /// A secret setting (an SMTP URL with credentials, ...): `Debug` prints `Secret(..)`.
@@ -240,6 +242,9 @@ pub enum LogFormat {
     Json,
 }
 
+/// The sender address of emails unless configured.
+pub const DEFAULT_SMTP_FROM: &str = "procflow@localhost";
+
 /// What `procflow serve` runs with; made from the command line and the environment by
 /// [`ServeArgs::into_config`](crate::cli::ServeArgs::into_config), or directly by tests.
 #[derive(Clone, Debug)]
@@ -248,12 +253,10 @@ pub struct ServeConfig {
     pub database_url: DatabaseUrl,
     /// The server's own address: the default `base_url` of new teams.
     pub public_url: BaseUrl,
-    /// Requests accepted per API key in any rolling 60 seconds.
-    pub rate_limit_per_minute: u32,
     /// Connections to PostgreSQL at most.
     pub db_pool_size: usize,
-    /// HTTP worker threads; `None`: one per CPU core.
-    pub http_workers: Option<usize>,
+    /// The API: rate limit, body limit, worker threads.
+    pub http: HttpConfig,
     /// The SMTP server; `None`: emails are logged, not sent.
     pub smtp_url: Option<Secret>,
     /// The sender of emails.
@@ -269,11 +272,10 @@ impl ServeConfig {
         Self {
             database_url,
             public_url: BaseUrl::of_bind(bind),
-            rate_limit_per_minute: 100,
-            db_pool_size: 16,
-            http_workers: None,
+            db_pool_size: usize::from(PoolConfig::DEFAULT_MAX_SIZE),
+            http: HttpConfig::default(),
             smtp_url: None,
-            smtp_from: "procflow@localhost".to_owned(),
+            smtp_from: DEFAULT_SMTP_FROM.to_owned(),
             webhook_allow_private: false,
         }
     }

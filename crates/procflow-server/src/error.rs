@@ -1,57 +1,80 @@
 //! How a command's failure is reported: `{"error":{"code","message"}}` on stdout and a non-zero
-//! exit status, with the codes of the HTTP API where they apply.
+//! exit status, with the codes of the API's one error table ([`ErrorCode`]) where they apply.
 
-use procflow_domain::error::{DomainError, StoreError};
+use std::fmt;
+
+use procflow_domain::error::{DomainError, ErrorCode, StoreError};
 use serde_json::{Value, json};
+
+/// The code of a command's failure: one of the API's, or one only the command line has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommandCode {
+    /// A code of the API's error table (`not_found`, `validation_error`, `forbidden`, ...).
+    Api(ErrorCode),
+    /// The configuration cannot be used (no `DATABASE_URL`, ...).
+    Configuration,
+    /// A file could not be read.
+    Io,
+}
+
+impl CommandCode {
+    /// The code as printed.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Api(code) => code.as_str(),
+            Self::Configuration => "configuration_error",
+            Self::Io => "io_error",
+        }
+    }
+}
+
+impl fmt::Display for CommandCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// A command's refusal or failure.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct CommandError {
-    /// Machine-readable: `not_found`, `validation_error`, `conflict`, `forbidden`,
-    /// `unavailable`, `configuration_error`, `io_error` or `internal_error`.
-    pub code: &'static str,
+    /// Machine-readable.
+    pub code: CommandCode,
     /// For people: names the field, record or file at fault.
     pub message: String,
 }
 
 impl CommandError {
     /// A failure with this code and message.
-    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(code: CommandCode, message: impl Into<String>) -> Self {
         Self {
             code,
             message: message.into(),
         }
     }
 
+    /// A failure with a code of the API's table.
+    pub fn api(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self::new(CommandCode::Api(code), message)
+    }
+
     /// A refused argument or document.
     pub fn validation(message: impl Into<String>) -> Self {
-        Self::new("validation_error", message)
+        Self::api(ErrorCode::ValidationError, message)
     }
 
     /// The error envelope printed on stdout.
     #[must_use]
     pub fn to_json(&self) -> Value {
-        json!({"error": {"code": self.code, "message": self.message}})
+        json!({"error": {"code": self.code.as_str(), "message": self.message}})
     }
 }
 
 impl From<DomainError> for CommandError {
     fn from(error: DomainError) -> Self {
-        let code = match &error {
-            DomainError::NotFound(_) => "not_found",
-            DomainError::Validation(_) => "validation_error",
-            DomainError::TemplateNotPublished => "template_not_published",
-            DomainError::RunCompleted => "run_completed",
-            DomainError::TemplatePublished => "template_published",
-            DomainError::GuestIsTeamMember => "guest_is_team_member",
-            DomainError::GuestAlreadyInvited => "guest_already_invited",
-            DomainError::Conflict(_) => "conflict",
-            DomainError::Store(StoreError::Unavailable(_)) => "unavailable",
-            DomainError::Store(StoreError::Other(_)) => "internal_error",
-        };
         // An operator runs these commands: store causes help them and hold no secrets.
-        Self::new(code, error.to_string())
+        Self::api(error.code(), error.to_string())
     }
 }
 

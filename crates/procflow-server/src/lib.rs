@@ -15,7 +15,7 @@ pub use admin::Admin;
 pub use app::{StartError, procflow_on, services_on, start};
 pub use cli::Cli;
 pub use config::ServeConfig;
-pub use error::CommandError;
+pub use error::{CommandCode, CommandError};
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -130,7 +130,7 @@ pub fn admin_on(database_url: &DatabaseUrl) -> Result<Admin, CommandError> {
 
 fn missing_database_url() -> ExitCode {
     let _ = print(Err(CommandError::new(
-        "configuration_error",
+        CommandCode::Configuration,
         "DATABASE_URL (or --database-url) is required",
     )));
     ExitCode::from(2)

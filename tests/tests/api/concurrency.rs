@@ -67,7 +67,7 @@ async fn forty_concurrent_completions_complete_the_run_exactly_once() {
         "exactly one process_run.completed: {completed:?}"
     );
     assert_eq!(completed[0].id.to_string(), run_id);
-    assert_eq!(completed[0].status, "completed");
+    assert_eq!(completed[0].status.as_str(), "completed");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

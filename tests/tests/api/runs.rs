@@ -155,6 +155,7 @@ async fn a_run_without_a_matching_active_member_is_started_by_api() {
         json!("former@a.example"),
         json!("admin@b.example"),
         json!("not an email"),
+        json!(""),
     ] {
         let mut body = json!({"template_id": app.template.id});
         if !actor_email.is_null() {

@@ -6,10 +6,8 @@ use time::macros::format_description;
 
 use super::{CustomElement, ElementType};
 use crate::error::ValidationError;
+use crate::limits::MAX_TEXT_CHARS;
 use crate::values::Email;
-
-/// The longest text value accepted, in characters; the request body limit caps it anyway.
-pub const MAX_TEXT_CHARS: usize = 100_000;
 
 impl CustomElement {
     /// Checks a value written to this element and returns what is stored: `None` clears it.
@@ -76,10 +74,10 @@ impl CustomElement {
         accepted.map(|()| Some(value.clone()))
     }
 
-    fn invalid(&self, expected: &'static str) -> ValidationError {
+    fn invalid(&self, expected: impl Into<String>) -> ValidationError {
         ValidationError::InvalidValue {
             element: self.name(),
-            expected,
+            expected: expected.into(),
         }
     }
 
@@ -90,7 +88,7 @@ impl CustomElement {
             return Err(self.invalid("a string without NUL characters"));
         }
         if text.chars().count() > MAX_TEXT_CHARS {
-            return Err(self.invalid("a string of at most 100000 characters"));
+            return Err(self.invalid(format!("a string of at most {MAX_TEXT_CHARS} characters")));
         }
         Ok(text)
     }

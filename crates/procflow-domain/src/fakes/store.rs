@@ -9,13 +9,13 @@ use uuid::Uuid;
 
 use crate::error::{DomainError, DomainResult, Resource};
 use crate::event::Event;
-use crate::guest::{Share, ShareChange};
 use crate::ids::{ApiKeyId, EventId, RunId, TaskId, TeamId, TemplateId, UserId};
 use crate::ports::{
     Outbox, OutboxEntry, RunStore, ShareDecision, TaskDecision, TeamStore, TemplateDecision,
     TemplateStore,
 };
 use crate::run::{NewRun, Run, RunFilter, RunTask, TaskChange};
+use crate::sharing::{Share, ShareChange};
 use crate::team::{ApiKey, Member, Role, Subscription, Team};
 use crate::template::{Template, TemplateTask};
 use crate::values::{Cursor, Email, Page, PageRequest, ShareToken};
@@ -252,7 +252,7 @@ impl RunStore for InMemoryStore {
             .iter()
             .filter(|r| r.team_id == team)
             .filter(|r| filter.template_id.is_none_or(|t| r.template_id == t))
-            .filter(|r| filter.status.is_none_or(|s| r.status == s))
+            .filter(|r| filter.status.is_none_or(|s| r.status() == s))
             .cloned()
             .collect();
         runs.sort_by_key(|r| std::cmp::Reverse(r.id));

@@ -5,17 +5,15 @@ use std::collections::HashSet;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::{Decision, Run, RunStatus, RunTask, TaskState};
+use super::{Decision, Progress, Run, RunTask, TaskState};
 use crate::actor::{Actor, Assignee};
 use crate::error::{DomainError, ValidationError};
 use crate::event::{Event, EventPayload};
 use crate::ids::{ElementId, EventId};
+use crate::limits;
 use crate::ports::IdGenerator;
 use crate::template::TaskType;
 use crate::values::Email;
-
-/// The longest approval comment, in characters.
-pub const MAX_COMMENT_CHARS: usize = 10_000;
 
 /// A value written to an element of a run task.
 #[derive(Clone, Debug, PartialEq)]
@@ -102,11 +100,12 @@ impl TaskPatch {
         if changed {
             run_after.updated_at = Some(now);
         }
-        match (task.is_open(), next.is_open()) {
-            (true, false) => run_after.open_tasks = run_after.open_tasks.saturating_sub(1),
-            (false, true) => run_after.open_tasks += 1,
-            _ => {}
-        }
+        let open_tasks = match (task.is_open(), next.is_open()) {
+            (true, false) => run.open_tasks().saturating_sub(1),
+            (false, true) => run.open_tasks() + 1,
+            _ => run.open_tasks(),
+        };
+        run_after.progress = Progress::with_open_tasks(open_tasks, now);
         if !task.completed() && next.completed() {
             events.push(event(EventPayload::TaskCompleted {
                 task: next.snapshot(),
@@ -123,9 +122,7 @@ impl TaskPatch {
                 email,
             }));
         }
-        if run_after.open_tasks == 0 {
-            run_after.status = RunStatus::Completed;
-            run_after.completed_at = Some(now);
+        if run_after.is_completed() {
             events.push(event(EventPayload::RunCompleted {
                 run: run_after.snapshot(),
             }));
@@ -183,12 +180,8 @@ impl TaskPatch {
                     "a comment is given with a decision",
                 ));
             }
-            if comment.contains('\0') || comment.chars().count() > MAX_COMMENT_CHARS {
-                return Err(ValidationError::field(
-                    "comment",
-                    "must be at most 10000 characters, without NUL",
-                ));
-            }
+            limits::check_text(comment, limits::MAX_COMMENT_CHARS)
+                .map_err(|message| ValidationError::field("comment", message))?;
         }
         Ok(())
     }

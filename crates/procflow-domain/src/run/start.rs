@@ -5,17 +5,15 @@ use std::collections::HashSet;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::{Run, RunStatus, RunTask, TaskState};
+use super::{Progress, Run, RunTask, TaskState};
 use crate::actor::{Actor, Assignee, TemplateAssignee};
 use crate::error::{DomainError, ValidationError};
 use crate::event::{Event, EventPayload};
 use crate::ids::{ElementId, EventId, RunId, TaskId, TemplateTaskId};
+use crate::limits;
 use crate::ports::IdGenerator;
 use crate::team::Member;
 use crate::template::Template;
-
-/// The longest run title, in characters.
-pub const MAX_TITLE_CHARS: usize = 500;
 
 /// A value to pre-fill: an element of a template task (spec 4.6 `custom_elements`).
 #[derive(Clone, Debug, PartialEq)]
@@ -113,16 +111,17 @@ impl Run {
             template_id: template.id,
             template_version: template.version,
             title,
-            status: RunStatus::Active,
             started_by,
             timezone: request.timezone,
             due_date: request.due_date,
             is_shared: false,
             sections: template.sections.clone(),
-            open_tasks: u32::try_from(tasks.len()).unwrap_or(u32::MAX),
+            progress: Progress::with_open_tasks(
+                u32::try_from(tasks.len()).unwrap_or(u32::MAX),
+                now,
+            ),
             created_at: now,
             updated_at: None,
-            completed_at: None,
         };
         let event = |payload| Event {
             id: EventId::from_uuid(ids.new_id()),
@@ -152,17 +151,9 @@ impl Run {
 }
 
 fn check_title(title: String) -> Result<String, ValidationError> {
-    let refuse = |message: &str| ValidationError::field("name", message);
-    if title.trim().is_empty() {
-        return Err(refuse("must not be empty"));
-    }
-    if title.contains('\0') {
-        return Err(refuse("must not contain NUL characters"));
-    }
-    if title.chars().count() > MAX_TITLE_CHARS {
-        return Err(refuse("must be at most 500 characters"));
-    }
-    Ok(title)
+    limits::check_title(&title)
+        .map(|()| title)
+        .map_err(|message| ValidationError::field("name", message))
 }
 
 fn apply_prefill(

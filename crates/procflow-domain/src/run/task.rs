@@ -1,12 +1,12 @@
 //! A run's task: its state (open, completed, skipped) and its current form values.
 
-use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::actor::{Actor, Assignee};
 use crate::element::CustomElement;
 use crate::event::TaskSnapshot;
 use crate::ids::{RunId, SectionId, TaskId, TemplateTaskId};
+use crate::names::named;
 use crate::template::TaskType;
 
 /// Where a task stands. Completed and skipped exclude each other by construction.
@@ -25,14 +25,27 @@ pub enum TaskState {
     Skipped,
 }
 
-/// The decision recorded on an approval task.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Decision {
-    /// Completes the task.
-    Approved,
-    /// Leaves the task open.
-    Rejected,
+named! {
+    /// The decision on an approval task: `approved` completes it, `rejected` leaves it open.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    pub enum Decision as "decision" {
+        /// Completes the task.
+        Approved = "approved",
+        /// Leaves the task open.
+        Rejected = "rejected",
+    }
+}
+
+named! {
+    /// The name of a task's state, as the store and the guest page write it.
+    pub enum TaskStatus as "task state" {
+        /// Neither completed nor skipped.
+        Open = "open",
+        /// Completed.
+        Completed = "completed",
+        /// Skipped.
+        Skipped = "skipped",
+    }
 }
 
 /// A task of a run, copied from a template task when the run started.
@@ -70,6 +83,18 @@ pub struct RunTask {
     pub custom_elements: Vec<CustomElement>,
     /// When it was created (with its run).
     pub created_at: OffsetDateTime,
+}
+
+impl TaskState {
+    /// The state's name, without who and when.
+    #[must_use]
+    pub fn status(self) -> TaskStatus {
+        match self {
+            Self::Open => TaskStatus::Open,
+            Self::Completed { .. } => TaskStatus::Completed,
+            Self::Skipped => TaskStatus::Skipped,
+        }
+    }
 }
 
 impl RunTask {

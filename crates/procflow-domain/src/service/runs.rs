@@ -1,30 +1,45 @@
 //! Use cases on runs and their tasks.
 
-use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::Procflow;
+use crate::actor::Assignee;
 use crate::error::DomainResult;
 use crate::ids::{RunId, TaskId, TemplateId};
 use crate::run::{
     Decision, ElementWrite, Prefill, Run, RunFilter, RunTask, StartRun, TaskChange, TaskPatch,
 };
 use crate::team::Team;
-use crate::values::{Page, PageRequest};
+use crate::values::{Email, Page, PageRequest};
 
 /// Create a run (spec 4.6).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CreateRun {
     /// The template; it must be published.
-    pub template_id: Option<TemplateId>,
+    pub template_id: TemplateId,
     /// The title; the template's when `None`.
     pub name: Option<String>,
     /// When the run is due.
     pub due_date: Option<OffsetDateTime>,
-    /// The member to attribute the run to; falls back to `api` when it names no active member.
-    pub actor_email: Option<String>,
+    /// The member to attribute the run to; the run falls back to `api` when it names no active
+    /// member (spec 4.6 rule 6).
+    pub actor_email: Option<Email>,
     /// Values to pre-fill.
     pub custom_elements: Vec<Prefill>,
+}
+
+impl CreateRun {
+    /// A run of `template_id` with nothing else given.
+    #[must_use]
+    pub fn of(template_id: TemplateId) -> Self {
+        Self {
+            template_id,
+            name: None,
+            due_date: None,
+            actor_email: None,
+            custom_elements: Vec::new(),
+        }
+    }
 }
 
 /// Update a task (spec 4.11 and API contract 6); `None` leaves a field as it is.
@@ -34,12 +49,13 @@ pub struct UpdateTask {
     pub completed: Option<bool>,
     /// Skip (`true`) or un-skip (`false`) a non-essential task.
     pub skipped: Option<bool>,
-    /// `Some(None)` unassigns; otherwise a user id or an email.
-    pub assignee: Option<Option<String>>,
+    /// `Some(None)` unassigns; `Some(Some(a))` assigns a member (by user id or email) or
+    /// anyone else by email.
+    pub assignee: Option<Option<Assignee>>,
     /// Who acts; `api` unless it names an active member.
-    pub actor_email: Option<String>,
+    pub actor_email: Option<Email>,
     /// Values to write.
-    pub custom_elements: Vec<(String, Value)>,
+    pub custom_elements: Vec<ElementWrite>,
     /// The decision on an approval task.
     pub decision: Option<Decision>,
     /// A comment with the decision.
@@ -54,16 +70,13 @@ impl Procflow {
     /// `NotFound(Template)`, `TemplateNotPublished`, or a validation error from the title or
     /// the pre-fill.
     pub async fn create_run(&self, team: &Team, request: CreateRun) -> DomainResult<Run> {
-        let template_id = request
-            .template_id
-            .ok_or_else(|| crate::error::ValidationError::field("template_id", "is required"))?;
         let template = self
             .ports
             .templates
-            .get_template(team.id, template_id)
+            .get_template(team.id, request.template_id)
             .await?;
         let runner = self
-            .active_member(team.id, request.actor_email.as_deref())
+            .active_member(team.id, request.actor_email.as_ref())
             .await?;
         let new_run = Run::start(
             StartRun {
@@ -134,36 +147,21 @@ impl Procflow {
         task: TaskId,
         request: UpdateTask,
     ) -> DomainResult<TaskChange> {
-        let actor = self.actor(team.id, request.actor_email.as_deref()).await?;
+        let actor = self.actor(team.id, request.actor_email.as_ref()).await?;
         let (assignee, assignee_email) = match request.assignee {
             None => (None, None),
             Some(None) => (Some(None), None),
-            Some(Some(text)) => {
-                let (assignee, email) = self.resolve_assignee(team.id, &text).await?;
+            Some(Some(assignee)) => {
+                let (assignee, email) = self.resolve_assignee(team.id, assignee).await?;
                 (Some(Some(assignee)), email)
             }
         };
-        let custom_elements = request
-            .custom_elements
-            .into_iter()
-            .enumerate()
-            .map(|(i, (id, value))| {
-                id.parse()
-                    .map(|id| ElementWrite { id, value })
-                    .map_err(|_| {
-                        crate::error::ValidationError::field(
-                            format!("custom_elements[{i}].id"),
-                            format!("{id:?} is not an element id"),
-                        )
-                    })
-            })
-            .collect::<Result<_, _>>()?;
         let patch = TaskPatch {
             completed: request.completed,
             skipped: request.skipped,
             assignee,
             assignee_email,
-            custom_elements,
+            custom_elements: request.custom_elements,
             decision: request.decision,
             comment: request.comment,
         };

@@ -11,37 +11,38 @@ use crate::actor::TemplateAssignee;
 use crate::element::{CustomElement, ElementType, is_web_url};
 use crate::error::ValidationError;
 use crate::ids::{ElementId, SectionId, TeamId, TemplateId, TemplateTaskId};
+use crate::limits::{
+    self, MAX_ELEMENTS_PER_TASK, MAX_TASKS, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_BYTES,
+};
 use crate::ports::IdGenerator;
 use crate::values::Color;
 
-/// The most tasks a template may have.
-pub const MAX_TASKS: usize = 1_000;
-/// The most elements a task may have.
-pub const MAX_ELEMENTS_PER_TASK: usize = 100;
-const MAX_TITLE_CHARS: usize = 500;
-const MAX_TEXT_CHARS: usize = 100_000;
-
-/// A template as written by its author: sections holding tasks holding elements.
-///
-/// Omitted fields take their defaults; unknown fields are refused.
+/// The authoring document of a template (API contract 5): sections holding tasks holding form
+/// fields. Omitted fields take their defaults; unknown fields are refused.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TemplateDocument {
-    /// The title.
+    /// The title; not blank.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::title))]
     pub title: String,
     /// Free text.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::optional_text))]
     pub description: Option<String>,
-    /// A cover image URL.
+    /// A cover image: an absolute http or https URL.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::optional_url))]
     pub cover_image: Option<String>,
-    /// An icon.
+    /// An icon (an emoji, a URL, ...).
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::optional_short))]
     pub icon: Option<String>,
-    /// What kind of icon.
+    /// What kind of icon `icon` holds: free text, such as `emoji` or `image`.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::optional_short))]
     pub icon_type: Option<String>,
-    /// The sections, in order.
+    /// The sections, in order; a template holds at most 1000 tasks in all.
     #[serde(default)]
     pub sections: Vec<SectionDocument>,
 }
@@ -49,17 +50,22 @@ pub struct TemplateDocument {
 /// A section of an authoring document.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SectionDocument {
     /// Kept when given, so that edits keep ids stable.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = "uuid"))]
     pub id: Option<SectionId>,
-    /// The title.
+    /// The title; not blank.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::title))]
     pub title: String,
     /// Free text.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::optional_text))]
     pub description: Option<String>,
     /// `#RRGGBB`.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(pattern = "^#[0-9A-Fa-f]{6}$"))]
     pub color: Option<String>,
     /// The tasks, in order.
     #[serde(default)]
@@ -69,56 +75,68 @@ pub struct SectionDocument {
 /// A task of an authoring document.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TaskDocument {
     /// Kept when given, so that pre-fill ids stay stable across edits.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = "uuid"))]
     pub id: Option<TemplateTaskId>,
-    /// The title.
+    /// The title; not blank.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::title))]
     pub title: String,
-    /// `task` (default) or `approval`.
+    /// `task` (when omitted) or `approval`.
     #[serde(rename = "type", default)]
     pub task_type: TaskType,
-    /// Essential tasks cannot be skipped.
+    /// Essential tasks cannot be skipped; false when omitted.
     #[serde(default)]
     pub is_essential: bool,
-    /// A user id, an email, or `runner`.
+    /// A member's user id, an email, or `runner` (whoever the run is attributed to).
     #[serde(default)]
     pub assignee: Option<String>,
-    /// The due-date rule.
+    /// The due-date rule; none when omitted.
     #[serde(default)]
     pub due_date: Option<DueDateRule>,
-    /// Whether completing the task sends a webhook.
+    /// Whether completing the task sends a webhook; false when omitted.
     #[serde(default)]
     pub webhook_enabled: bool,
     /// The form fields, in order.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::element_documents))]
     pub custom_elements: Vec<ElementDocument>,
 }
 
-/// A form field of an authoring document.
+/// A form field of an authoring document. `options` is required on (and only allowed on)
+/// dropdown and multichoice; `file_url` on file; display-only `text`, `image` and `video`
+/// carry their content (HTML, a URL) in `value`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ElementDocument {
     /// Kept when given.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = "uuid"))]
     pub id: Option<ElementId>,
     /// One of the 14 types.
     #[serde(rename = "type")]
     pub element_type: ElementType,
-    /// The label (may be empty only on display-only elements).
+    /// The label; not blank on input elements.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::label))]
     pub label: String,
-    /// Whether the field should be filled in.
+    /// Whether the field should be filled in; false when omitted.
     #[serde(default)]
     pub required: bool,
-    /// A default value on input elements; the content of `text`, `image` and `video`.
+    /// A default value on input elements (the type's value, see spec 2.7); the content of
+    /// `text`, `image` and `video`.
     #[serde(default)]
     pub value: Option<Value>,
-    /// The choices of dropdown and multichoice elements.
+    /// The choices of dropdown and multichoice elements: distinct, not blank.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(min_items = 1))]
     pub options: Option<Vec<String>>,
-    /// The attachment of a file element.
+    /// The attachment of a file element: an absolute http or https URL.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::optional_url))]
     pub file_url: Option<String>,
 }
 
@@ -447,20 +465,15 @@ fn message_of(error: ValidationError) -> String {
 }
 
 fn text(path: &str, value: String, max_chars: usize) -> Result<String, ValidationError> {
-    if value.contains('\0') {
-        return Err(at(path, "must not contain NUL characters"));
-    }
-    if value.chars().count() > max_chars {
-        return Err(at(path, format!("must be at most {max_chars} characters")));
-    }
-    Ok(value)
+    limits::check_text(&value, max_chars)
+        .map(|()| value)
+        .map_err(|message| at(path, message))
 }
 
 fn title(path: &str, value: String) -> Result<String, ValidationError> {
-    if value.trim().is_empty() {
-        return Err(at(path, "must not be empty"));
-    }
-    text(path, value, MAX_TITLE_CHARS)
+    limits::check_title(&value)
+        .map(|()| value)
+        .map_err(|message| at(path, message))
 }
 
 fn short(path: &str, value: String) -> Result<String, ValidationError> {
@@ -468,12 +481,12 @@ fn short(path: &str, value: String) -> Result<String, ValidationError> {
 }
 
 fn url_text(path: &str, value: String) -> Result<String, ValidationError> {
-    if is_web_url(&value) && value.len() <= 2_048 {
+    if is_web_url(&value) && value.len() <= MAX_URL_BYTES {
         Ok(value)
     } else {
         Err(at(
             path,
-            "must be an absolute http or https URL of at most 2048 bytes",
+            format!("must be an absolute http or https URL of at most {MAX_URL_BYTES} bytes"),
         ))
     }
 }

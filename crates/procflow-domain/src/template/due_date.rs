@@ -22,6 +22,13 @@ use crate::error::ValidationError;
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[cfg_attr(
+    feature = "openapi",
+    derive(utoipa::ToSchema),
+    schema(
+        description = "The due-date rule of a template task: a fixed moment, or a time after the run starts."
+    )
+)]
 pub enum DueDateRule {
     /// Due at a fixed moment.
     Fixed {
@@ -33,7 +40,15 @@ pub enum DueDateRule {
     Relative {
         /// What the offset counts from.
         from: RelativeTo,
-        /// How long after it.
+        /// An ISO 8601 duration of weeks, days, hours, minutes and seconds (`P3D`, `PT4H`,
+        /// `P1DT12H`); years and months are refused. At most about ten years.
+        #[cfg_attr(
+            feature = "openapi",
+            schema(
+                value_type = String,
+                pattern = "^P([0-9]+W)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+S)?)?$"
+            )
+        )]
         offset: IsoDuration,
     },
 }
@@ -41,6 +56,7 @@ pub enum DueDateRule {
 /// The moment a relative due date counts from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum RelativeTo {
     /// The run's creation.
     RunStart,

@@ -45,6 +45,12 @@ impl Limit {
             })
     }
 
+    /// The largest page, [`Limit::MAX`] items.
+    #[must_use]
+    pub const fn largest() -> Self {
+        Self(Self::MAX)
+    }
+
     /// The size.
     #[must_use]
     pub fn get(self) -> usize {

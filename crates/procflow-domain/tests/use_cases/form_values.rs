@@ -209,17 +209,18 @@ fn writing_an_unknown_or_malformed_element_id_is_refused() {
     let run = w.start(&w.published(onboarding()));
     let task = w.task(run.id, HELLO);
     let element_of_another_task = w.task(run.id, COLLECT).custom_elements[0].id;
-    for id in [
-        element_of_another_task.to_string(),
-        fixed_uuid(5).to_string(),
-        "name".to_owned(),
-    ] {
+    // An id that is no element id at all is refused where the request is read (the HTTP
+    // layer's tests); here every id is well formed.
+    for id in [element_of_another_task, ElementId::from_uuid(fixed_uuid(5))] {
         let refused = w
             .update(
                 run.id,
                 task.id,
                 UpdateTask {
-                    custom_elements: vec![(id.clone(), json!("x"))],
+                    custom_elements: vec![ElementWrite {
+                        id,
+                        value: json!("x"),
+                    }],
                     ..UpdateTask::default()
                 },
             )
@@ -239,8 +240,14 @@ fn completion_and_values_are_set_in_one_request() {
             task.id,
             UpdateTask {
                 custom_elements: vec![
-                    (task.custom_elements[0].id.to_string(), json!("Ada")),
-                    (task.custom_elements[1].id.to_string(), json!("Eng")),
+                    ElementWrite {
+                        id: task.custom_elements[0].id,
+                        value: json!("Ada"),
+                    },
+                    ElementWrite {
+                        id: task.custom_elements[1].id,
+                        value: json!("Eng"),
+                    },
                 ],
                 ..complete()
             },
@@ -262,10 +269,16 @@ fn one_refused_value_leaves_the_whole_request_unapplied() {
         task.id,
         UpdateTask {
             custom_elements: vec![
-                (task.custom_elements[0].id.to_string(), json!("Ada")),
-                (task.custom_elements[1].id.to_string(), json!("HR")),
+                ElementWrite {
+                    id: task.custom_elements[0].id,
+                    value: json!("Ada"),
+                },
+                ElementWrite {
+                    id: task.custom_elements[1].id,
+                    value: json!("HR"),
+                },
             ],
-            assignee: Some(Some("guest@example.org".into())),
+            assignee: Some(Some("guest@example.org".parse().unwrap())),
             ..complete()
         },
     );

@@ -32,10 +32,7 @@ fn another_teams_templates_are_invisible_and_untouchable() {
             block(procflow.archive_template(&w.team, id)).err(),
             not_found
         );
-        let run = w.create_run(CreateRun {
-            template_id: Some(id),
-            ..CreateRun::default()
-        });
+        let run = w.create_run(CreateRun::of(id));
         assert_eq!(run.err(), not_found);
     }
     let listed = block(procflow.list_templates(&w.team, PageRequest::default())).unwrap();
@@ -58,14 +55,7 @@ fn another_teams_runs_are_invisible_and_untouchable() {
     let procflow = &w.procflow;
     let theirs = block(procflow.create_template(&w.other, document(onboarding()))).unwrap();
     block(procflow.publish_template(&w.other, theirs.id, true)).unwrap();
-    let their_run = block(procflow.create_run(
-        &w.other,
-        CreateRun {
-            template_id: Some(theirs.id),
-            ..CreateRun::default()
-        },
-    ))
-    .unwrap();
+    let their_run = block(procflow.create_run(&w.other, CreateRun::of(theirs.id))).unwrap();
     let their_tasks = block(procflow.list_tasks(&w.other, their_run.id, PageRequest::default()))
         .unwrap()
         .items;

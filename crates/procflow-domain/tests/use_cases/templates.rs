@@ -106,10 +106,7 @@ fn an_archived_template_is_gone_but_its_runs_stay() {
         Err(not_found.clone())
     );
     assert_eq!(
-        w.create_run(CreateRun {
-            template_id: Some(template.id),
-            ..CreateRun::default()
-        }),
+        w.create_run(CreateRun::of(template.id)),
         Err(not_found.clone())
     );
     assert_eq!(

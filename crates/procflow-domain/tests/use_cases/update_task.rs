@@ -14,8 +14,8 @@ fn completing_a_task_records_when_and_by_whom() {
     assert!(change.changed);
     assert_eq!(change.task.completed_at(), Some(w.clock.now()));
     assert_eq!(change.task.completed_by(), Some(Actor::Api));
-    assert_eq!(change.run.open_tasks, 2);
-    assert_eq!(change.run.status, RunStatus::Active);
+    assert_eq!(change.run.open_tasks(), 2);
+    assert_eq!(change.run.status(), RunStatus::Active);
     assert_eq!(change.run.updated_at, Some(w.clock.now()));
     assert_eq!(w.task(run.id, HELLO), change.task);
     assert_eq!(w.run(run.id), change.run);
@@ -34,7 +34,7 @@ fn completing_as_an_active_member_records_their_user_id() {
             run.id,
             task.id,
             UpdateTask {
-                actor_email: Some(actor_email.into()),
+                actor_email: Some(actor_email.parse().unwrap()),
                 ..complete()
             },
         )
@@ -71,7 +71,7 @@ fn reopening_a_task_clears_its_completion() {
         (change.task.completed_at(), change.task.completed_by()),
         (None, None)
     );
-    assert_eq!(change.run.open_tasks, 3);
+    assert_eq!(change.run.open_tasks(), 3);
     assert_eq!(w.task(run.id, HELLO).state, TaskState::Open);
 }
 
@@ -87,7 +87,7 @@ fn completing_a_completed_task_keeps_the_first_completion() {
             run.id,
             task.id,
             UpdateTask {
-                actor_email: Some(w.ada.email.to_string()),
+                actor_email: Some(w.ada.email.clone()),
                 ..complete()
             },
         )
@@ -105,7 +105,7 @@ fn skipping_a_non_essential_task_closes_it_and_unskipping_reopens_it() {
     let task = w.task(run.id, HELLO);
     let skipped = w.update(run.id, task.id, skip()).unwrap();
     assert!(skipped.task.skipped() && !skipped.task.completed());
-    assert_eq!(skipped.run.open_tasks, 2);
+    assert_eq!(skipped.run.open_tasks(), 2);
     assert!(skipped.events.is_empty(), "skipping completes nothing");
 
     let unskipped = w
@@ -119,7 +119,7 @@ fn skipping_a_non_essential_task_closes_it_and_unskipping_reopens_it() {
         )
         .unwrap();
     assert_eq!(unskipped.task.state, TaskState::Open);
-    assert_eq!(unskipped.run.open_tasks, 3);
+    assert_eq!(unskipped.run.open_tasks(), 3);
 }
 
 #[test]
@@ -197,7 +197,7 @@ fn approving_an_approval_task_completes_it() {
     assert!(change.task.completed());
     assert_eq!(change.task.decision, Some(Decision::Approved));
     assert_eq!(change.task.comment.as_deref(), Some("Looks good"));
-    assert_eq!(change.run.open_tasks, 2);
+    assert_eq!(change.run.open_tasks(), 2);
     assert_eq!(count(&w.events_of(run.id), "process_step.completed"), 1);
 }
 
@@ -217,7 +217,7 @@ fn rejecting_an_approval_task_leaves_it_open_with_the_decision_and_comment() {
     assert_eq!(change.task.state, TaskState::Open);
     assert_eq!(change.task.decision, Some(Decision::Rejected));
     assert_eq!(change.task.comment.as_deref(), Some("Missing page 2"));
-    assert_eq!(change.run.open_tasks, 3);
+    assert_eq!(change.run.open_tasks(), 3);
     assert_eq!(w.task(run.id, APPROVE), change.task);
     assert_eq!(count(&w.events_of(run.id), "process_step.completed"), 0);
 }
@@ -238,7 +238,7 @@ fn rejecting_an_approved_task_reopens_it() {
         .unwrap();
     assert_eq!(change.task.state, TaskState::Open);
     assert_eq!(change.task.decision, Some(Decision::Rejected));
-    assert_eq!(change.run.open_tasks, 3);
+    assert_eq!(change.run.open_tasks(), 3);
 }
 
 #[test]
@@ -320,14 +320,14 @@ fn completing_the_last_task_completes_the_run() {
     w.update(run.id, tasks[COLLECT].id, complete()).unwrap();
     w.update(run.id, tasks[APPROVE].id, decide(Decision::Approved, None))
         .unwrap();
-    assert_eq!(w.run(run.id).status, RunStatus::Active);
-    assert_eq!(w.run(run.id).completed_at, None);
+    assert_eq!(w.run(run.id).status(), RunStatus::Active);
+    assert_eq!(w.run(run.id).completed_at(), None);
 
     w.clock.advance(Duration::minutes(30));
     let last = w.update(run.id, tasks[HELLO].id, skip()).unwrap();
-    assert_eq!(last.run.status, RunStatus::Completed);
-    assert_eq!(last.run.completed_at, Some(w.clock.now()));
-    assert_eq!(last.run.open_tasks, 0);
+    assert_eq!(last.run.status(), RunStatus::Completed);
+    assert_eq!(last.run.completed_at(), Some(w.clock.now()));
+    assert_eq!(last.run.open_tasks(), 0);
     assert_eq!(w.run(run.id), last.run);
 
     let events = w.events_of(run.id);

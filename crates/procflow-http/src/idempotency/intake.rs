@@ -2,7 +2,6 @@
 
 use actix_web::HttpMessage;
 use actix_web::dev::ServiceRequest;
-use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::web::{Bytes, BytesMut};
 use futures_util::StreamExt;
@@ -14,13 +13,7 @@ pub(super) async fn read_body(
     request: &mut ServiceRequest,
     limit: usize,
 ) -> Result<Bytes, ApiError> {
-    let too_large = || {
-        ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
-            format!("the request body is larger than {limit} bytes"),
-        )
-    };
+    let too_large = || ApiError::payload_too_large(limit);
     let declared = request
         .headers()
         .get(header::CONTENT_LENGTH)

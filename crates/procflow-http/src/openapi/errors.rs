@@ -4,83 +4,74 @@
 
 use serde_json::{Map, Value, json};
 
-use super::DOCUMENT_PATH;
+use procflow_domain::error::ErrorCode;
 
-/// An error answer: status, code, when it happens.
-type Case = (u16, &'static str, &'static str);
+use crate::routes::authenticated;
+
+/// An error answer: its code (which says its status), and when it happens.
+type Case = (ErrorCode, &'static str);
 
 const UNAUTHORIZED: Case = (
-    401,
-    "unauthorized",
+    ErrorCode::Unauthorized,
     "The API key is missing, malformed, unknown or revoked.",
 );
-const FORBIDDEN: Case = (403, "forbidden", "The team's subscription is not active.");
+const FORBIDDEN: Case = (
+    ErrorCode::Forbidden,
+    "The team's subscription is not active.",
+);
 const RATE_LIMITED: Case = (
-    429,
-    "rate_limited",
+    ErrorCode::RateLimited,
     "Over the rate limit of the API key; retry after `Retry-After` seconds.",
 );
 const UNAVAILABLE: Case = (
-    503,
-    "unavailable",
+    ErrorCode::Unavailable,
     "The database does not answer; retry after `Retry-After` seconds.",
 );
 const INTERNAL: Case = (
-    500,
-    "internal_error",
+    ErrorCode::InternalError,
     "An unexpected failure; details go to the log.",
 );
 const BAD_QUERY: Case = (
-    400,
-    "validation_error",
+    ErrorCode::ValidationError,
     "A query parameter is unknown or invalid: `limit` outside 1..=100, a `cursor` that names no item of the list, a bad filter.",
 );
 const BAD_BODY: Case = (
-    400,
-    "validation_error",
+    ErrorCode::ValidationError,
     "The body is not a JSON object, is malformed, has an unknown field or a field of the wrong type or value; the message names the field.",
 );
 const TOO_LARGE: Case = (
-    413,
-    "payload_too_large",
+    ErrorCode::PayloadTooLarge,
     "The body is over the limit (1 MiB by default).",
 );
 const NOT_JSON: Case = (
-    415,
-    "unsupported_media_type",
+    ErrorCode::UnsupportedMediaType,
     "The body is not sent as `Content-Type: application/json`.",
 );
 const IN_FLIGHT: Case = (
-    409,
-    "idempotency_in_flight",
+    ErrorCode::IdempotencyInFlight,
     "A request with the same `Idempotency-Key` is still running.",
 );
 const BAD_KEY: Case = (
-    400,
-    "validation_error",
+    ErrorCode::ValidationError,
     "The `Idempotency-Key` is not one header of 1 to 255 visible ASCII characters.",
 );
 const KEY_REUSED: Case = (
-    422,
-    "idempotency_key_reused",
+    ErrorCode::IdempotencyKeyReused,
     "The `Idempotency-Key` was used before with another body.",
 );
 
 /// The errors particular to one operation, by operation id.
 fn particular(operation_id: &str) -> &'static [Case] {
     const TEMPLATE: Case = (
-        404,
-        "not_found",
+        ErrorCode::NotFound,
         "No such process template (or it is another team's, archived, or the id is no id).",
     );
     const RUN: Case = (
-        404,
-        "not_found",
+        ErrorCode::NotFound,
         "No such process run (or it is another team's, or the id is no id).",
     );
     const TASK: Case = (
-        404,
-        "not_found",
+        ErrorCode::NotFound,
         "No such process run or task (or it is another team's, or an id is no id).",
     );
     match operation_id {
@@ -88,38 +79,32 @@ fn particular(operation_id: &str) -> &'static [Case] {
         "replaceTemplate" => &[
             TEMPLATE,
             (
-                409,
-                "template_published",
+                ErrorCode::TemplatePublished,
                 "The template is published: unpublish it first.",
             ),
         ],
         "publishTemplate" => &[
             TEMPLATE,
             (
-                400,
-                "validation_error",
+                ErrorCode::ValidationError,
                 "Publishing a template that has no task.",
             ),
         ],
         "createTemplate" => &[(
-            400,
-            "validation_error",
+            ErrorCode::ValidationError,
             "The document breaks a rule (blank title, options on an element that has none, a duplicate id, ...); the message names the path at fault, such as `sections[0].tasks[1].custom_elements[0].options`.",
         )],
         "createRun" => &[
             (
-                404,
-                "not_found",
+                ErrorCode::NotFound,
                 "No such process template (or the `template_id` is no id).",
             ),
             (
-                409,
-                "template_not_published",
+                ErrorCode::TemplateNotPublished,
                 "The template is not published.",
             ),
             (
-                400,
-                "validation_error",
+                ErrorCode::ValidationError,
                 "A bad `due_date`, or a pre-filled value that is invalid for its element or names no task or element of the template.",
             ),
         ],
@@ -127,18 +112,15 @@ fn particular(operation_id: &str) -> &'static [Case] {
         "inviteGuest" => &[
             RUN,
             (
-                409,
-                "guest_is_team_member",
+                ErrorCode::GuestIsTeamMember,
                 "The email is a team member's: use `actor_email` on Create a run instead.",
             ),
             (
-                409,
-                "guest_already_invited",
+                ErrorCode::GuestAlreadyInvited,
                 "The run already has another guest.",
             ),
             (
-                400,
-                "validation_error",
+                ErrorCode::ValidationError,
                 "An email that is no email, or `reminder_days` outside 1..=365.",
             ),
         ],
@@ -146,13 +128,11 @@ fn particular(operation_id: &str) -> &'static [Case] {
         "updateRunTask" => &[
             TASK,
             (
-                409,
-                "run_completed",
+                ErrorCode::RunCompleted,
                 "The run is completed: its tasks cannot change.",
             ),
             (
-                400,
-                "validation_error",
+                ErrorCode::ValidationError,
                 "A value invalid for its element (a dropdown or multichoice value not in its options: the message lists them), a display-only element written, an unknown element, skipping an essential task, `completed` and `skipped` both true, a decision on a task that is no approval, an assignee that is neither a member nor an email.",
             ),
         ],
@@ -182,10 +162,6 @@ fn cases(method: &str, path: &str, operation: &Value) -> Vec<Case> {
     }
     cases.push(INTERNAL);
     cases
-}
-
-fn authenticated(path: &str) -> bool {
-    path.starts_with("/api/v1/") && path != DOCUMENT_PATH
 }
 
 /// A header the answers it is listed on always carry.
@@ -218,15 +194,15 @@ fn header_ref(name: &str) -> Value {
 fn error_response(status: u16, cases: &[&Case]) -> Value {
     let description = cases
         .iter()
-        .map(|(_, code, why)| format!("`{code}`: {why}"))
+        .map(|(code, why)| format!("`{code}`: {why}"))
         .collect::<Vec<_>>()
         .join("\n\n");
     let mut examples = Map::new();
-    for (_, code, why) in cases {
-        if !examples.contains_key(*code) {
+    for (code, why) in cases {
+        if !examples.contains_key(code.as_str()) {
             examples.insert(
-                (*code).to_owned(),
-                json!({"summary": why, "value": {"error": {"code": code, "message": why}}}),
+                code.as_str().to_owned(),
+                json!({"summary": why, "value": {"error": {"code": code.as_str(), "message": why}}}),
             );
         }
     }
@@ -334,11 +310,14 @@ fn complete_operation(method: &str, path: &str, operation: &mut Value) {
             }
         }
     }
-    let mut statuses: Vec<u16> = cases.iter().map(|c| c.0).collect();
+    let mut statuses: Vec<u16> = cases.iter().map(|c| c.0.http_status()).collect();
     statuses.sort_unstable();
     statuses.dedup();
     for status in statuses {
-        let of_status: Vec<&Case> = cases.iter().filter(|c| c.0 == status).collect();
+        let of_status: Vec<&Case> = cases
+            .iter()
+            .filter(|c| c.0.http_status() == status)
+            .collect();
         let key = status.to_string();
         if !responses.contains_key(&key) {
             responses.insert(key, error_response(status, &of_status));

@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 use actix_web::http::header::{self, ContentType};
 use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder, web};
 use html_escape::encode_text as esc;
+use procflow_domain::error::DomainError;
 use procflow_domain::run::{Run, RunTask};
-use procflow_domain::values::{Limit, PageRequest, ShareToken};
+use procflow_domain::values::ShareToken;
 use serde::Deserialize;
 
 use crate::AppState;
@@ -46,27 +47,16 @@ pub async fn page(
     let (Some(token), Ok(run_id)) = (token, run_id.parse()) else {
         return Ok(not_found());
     };
-    let runs = &state.procflow().ports().runs;
-    let run = match runs.find_shared_run(run_id, &ShareToken::new(token)).await {
-        Ok(run) => run,
-        Err(procflow_domain::error::DomainError::NotFound(_)) => return Ok(not_found()),
+    let shared = match state
+        .procflow()
+        .open_shared_run(run_id, &ShareToken::new(token))
+        .await
+    {
+        Ok(shared) => shared,
+        Err(DomainError::NotFound(_)) => return Ok(not_found()),
         Err(other) => return Err(other.into()),
     };
-    let mut tasks = Vec::new();
-    let mut cursor = None;
-    loop {
-        let page = PageRequest {
-            limit: Limit::new(100).map_err(|e| ApiError::validation(e.to_string()))?,
-            cursor,
-        };
-        let page = runs.list_tasks(run.team_id, run.id, page).await?;
-        tasks.extend(page.items);
-        if !page.has_more {
-            break;
-        }
-        cursor = page.next_cursor;
-    }
-    Ok(secure(HttpResponse::Ok()).body(render(&run, &tasks)))
+    Ok(secure(HttpResponse::Ok()).body(render(&shared.run, &shared.tasks)))
 }
 
 fn secure(mut response: HttpResponseBuilder) -> HttpResponseBuilder {
@@ -95,18 +85,12 @@ fn render(run: &Run, tasks: &[RunTask]) -> String {
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title></head>\
          <body><h1>{title}</h1><p>Status: {status}</p>",
         title = esc(&run.title),
-        status = run.status.as_str(),
+        status = run.status().as_str(),
     );
     for section in &run.sections {
         let _ = write!(html, "<section><h2>{}</h2><ul>", esc(&section.title));
         for task in tasks.iter().filter(|t| t.section_id == section.id) {
-            let state = if task.completed() {
-                "completed"
-            } else if task.skipped() {
-                "skipped"
-            } else {
-                "open"
-            };
+            let state = task.state.status();
             let _ = write!(html, "<li>{} <em>({state})</em></li>", esc(&task.title));
         }
         html.push_str("</ul></section>");

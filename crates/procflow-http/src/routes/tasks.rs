@@ -74,7 +74,7 @@ pub async fn update(
     let (run, task) = (params::run_id(&path.0)?, params::task_id(&path.1)?);
     let change = state
         .procflow()
-        .update_task(&caller.team, run, task, body.into())
+        .update_task(&caller.team, run, task, body.into_request()?)
         .await?;
     if !change.missing_required.is_empty() {
         tracing::info!(

@@ -115,7 +115,7 @@ pub async fn publish(
     operation_id = "createTemplate",
     summary = "Create a template",
     description = "A draft (unpublished, version 0) from an authoring document.",
-    request_body = crate::openapi::schemas::TemplateDocument,
+    request_body = TemplateDocument,
     responses((status = 201, description = "The new draft", body = crate::openapi::envelopes::TemplateData))
 )]
 pub async fn create(
@@ -144,7 +144,7 @@ pub async fn create(
     summary = "Replace a template's document",
     description = "Only while unpublished. Ids given in the document are kept, so pre-fill ids stay stable.",
     params(("id" = String, Path, format = "uuid", description = "The template's id")),
-    request_body = crate::openapi::schemas::TemplateDocument,
+    request_body = TemplateDocument,
     responses((status = 200, description = "The template", body = crate::openapi::envelopes::TemplateData))
 )]
 pub async fn replace(

@@ -14,7 +14,6 @@ pub struct ElementView<'a> {
     #[schema(value_type = String, format = "uuid")]
     id: ElementId,
     #[serde(rename = "type")]
-    #[schema(value_type = crate::openapi::schemas::ElementType)]
     element_type: ElementType,
     label: &'a str,
     /// The current value, of the element type's kind (a string, number, boolean or array of

@@ -42,7 +42,6 @@ pub struct RunView<'a> {
     #[schema(value_type = String, format = "uuid")]
     template_id: TemplateId,
     title: &'a str,
-    #[schema(value_type = crate::openapi::schemas::RunStatus)]
     status: RunStatus,
     /// A member's user id, or `api`.
     #[schema(value_type = String, pattern = "^(api|guest|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")]
@@ -73,7 +72,7 @@ impl<'a> From<&'a Run> for RunView<'a> {
             id: run.id,
             template_id: run.template_id,
             title: &run.title,
-            status: run.status,
+            status: run.status(),
             started_by: run.started_by,
             team_id: run.team_id,
             timezone: &run.timezone,
@@ -82,7 +81,7 @@ impl<'a> From<&'a Run> for RunView<'a> {
             sections: run.sections.iter().map(RunSectionView::from).collect(),
             created_at: run.created_at,
             updated_at: run.updated_at,
-            completed_at: run.completed_at,
+            completed_at: run.completed_at(),
         }
     }
 }
@@ -98,7 +97,6 @@ pub struct CreatedRunView<'a> {
     #[schema(value_type = String, format = "uuid")]
     template_id: TemplateId,
     title: &'a str,
-    #[schema(value_type = crate::openapi::schemas::RunStatus)]
     status: RunStatus,
     /// A member's user id, or `api`.
     #[schema(value_type = String, pattern = "^(api|guest|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")]
@@ -120,12 +118,12 @@ impl<'a> From<&'a Run> for CreatedRunView<'a> {
             id: run.id,
             template_id: run.template_id,
             title: &run.title,
-            status: run.status,
+            status: run.status(),
             started_by: run.started_by,
             team_id: run.team_id,
             timezone: &run.timezone,
             created_at: run.created_at,
-            completed_at: run.completed_at,
+            completed_at: run.completed_at(),
         }
     }
 }

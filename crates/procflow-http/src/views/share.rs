@@ -1,7 +1,7 @@
 //! The guest share result (spec 2.8).
 
-use procflow_domain::guest::ShareChange;
 use procflow_domain::ids::{GuestId, RunId};
+use procflow_domain::sharing::ShareChange;
 use serde::Serialize;
 
 /// The answer of the invite operation.

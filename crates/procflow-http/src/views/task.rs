@@ -28,10 +28,9 @@ pub struct TemplateTaskView<'a> {
     /// Essential tasks cannot be skipped.
     is_essential: bool,
     #[serde(rename = "type")]
-    #[schema(value_type = crate::openapi::schemas::TaskType)]
     task_type: TaskType,
     /// The due-date rule.
-    #[schema(value_type = Option<crate::openapi::schemas::DueDateRule>, required = true)]
+    #[schema(required = true)]
     due_date: Option<&'a DueDateRule>,
     /// Whether completing the task sends a webhook.
     webhook_enabled: bool,
@@ -91,10 +90,9 @@ pub struct RunTaskListView<'a> {
     is_essential: bool,
     skipped: bool,
     #[serde(rename = "type")]
-    #[schema(value_type = crate::openapi::schemas::TaskType)]
     task_type: TaskType,
     /// The decision on an approval task; null until one is made.
-    #[schema(value_type = Option<crate::openapi::schemas::Decision>, required = true)]
+    #[schema(required = true)]
     decision: Option<Decision>,
     /// The comment of the last decision.
     #[schema(required = true)]

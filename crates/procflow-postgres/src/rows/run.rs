@@ -4,13 +4,12 @@ use diesel::prelude::*;
 use procflow_domain::actor::Actor;
 use procflow_domain::error::DomainError;
 use procflow_domain::ids::{RunId, SectionId, TaskId, TeamId, TemplateId, TemplateTaskId};
-use procflow_domain::run::{Decision, Run, RunStatus, RunTask, TaskState};
+use procflow_domain::run::{Progress, Run, RunStatus, RunTask, TaskState, TaskStatus};
 use procflow_domain::template::Section;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::elements::Elements;
-use super::template::{task_type_of, task_type_text};
 use super::{parse, section, to_i32, to_u32};
 use crate::error::corrupt;
 use crate::schema::{run_sections, run_tasks, runs};
@@ -94,29 +93,6 @@ pub(crate) struct RunTaskChanges {
     pub custom_elements: Elements,
 }
 
-fn status_of(text: &str) -> Result<RunStatus, DomainError> {
-    match text {
-        "active" => Ok(RunStatus::Active),
-        "completed" => Ok(RunStatus::Completed),
-        other => Err(corrupt("run status", other)),
-    }
-}
-
-fn decision_text(decision: Decision) -> &'static str {
-    match decision {
-        Decision::Approved => "approved",
-        Decision::Rejected => "rejected",
-    }
-}
-
-fn decision_of(text: &str) -> Result<Decision, DomainError> {
-    match text {
-        "approved" => Ok(Decision::Approved),
-        "rejected" => Ok(Decision::Rejected),
-        other => Err(corrupt("decision", other)),
-    }
-}
-
 impl RunRow {
     pub(crate) fn from_domain(run: &Run) -> Self {
         Self {
@@ -125,15 +101,15 @@ impl RunRow {
             template_id: run.template_id.as_uuid(),
             template_version: to_i32(run.template_version),
             title: run.title.clone(),
-            status: run.status.as_str().to_owned(),
+            status: run.status().as_str().to_owned(),
             started_by: run.started_by.to_string(),
             timezone: run.timezone.clone(),
             due_date: run.due_date,
             is_shared: run.is_shared,
-            open_tasks: to_i32(run.open_tasks),
+            open_tasks: to_i32(run.open_tasks()),
             created_at: run.created_at,
             updated_at: run.updated_at,
-            completed_at: run.completed_at,
+            completed_at: run.completed_at(),
         }
     }
 
@@ -144,16 +120,19 @@ impl RunRow {
             template_id: TemplateId::from_uuid(self.template_id),
             template_version: to_u32("template version", self.template_version)?,
             title: self.title,
-            status: status_of(&self.status)?,
             started_by: parse::<Actor>("started_by", &self.started_by)?,
             timezone: self.timezone,
             due_date: self.due_date,
             is_shared: self.is_shared,
             sections,
-            open_tasks: to_u32("open task count", self.open_tasks)?,
+            progress: Progress::from_parts(
+                parse::<RunStatus>("run status", &self.status)?,
+                to_u32("open task count", self.open_tasks)?,
+                self.completed_at,
+            )
+            .ok_or_else(|| corrupt("run progress", &self.status))?,
             created_at: self.created_at,
             updated_at: self.updated_at,
-            completed_at: self.completed_at,
         })
     }
 }
@@ -161,11 +140,11 @@ impl RunRow {
 impl RunChanges {
     pub(crate) fn from_domain(run: &Run) -> Self {
         Self {
-            status: run.status.as_str().to_owned(),
+            status: run.status().as_str().to_owned(),
             is_shared: run.is_shared,
-            open_tasks: to_i32(run.open_tasks),
+            open_tasks: to_i32(run.open_tasks()),
             updated_at: run.updated_at,
-            completed_at: run.completed_at,
+            completed_at: run.completed_at(),
         }
     }
 }
@@ -195,11 +174,11 @@ impl RunSectionRow {
 }
 
 fn state_columns(state: TaskState) -> (&'static str, Option<OffsetDateTime>, Option<String>) {
-    match state {
-        TaskState::Open => ("open", None, None),
-        TaskState::Completed { at, by } => ("completed", Some(at), Some(by.to_string())),
-        TaskState::Skipped => ("skipped", None, None),
-    }
+    let (at, by) = match state {
+        TaskState::Completed { at, by } => (Some(at), Some(by.to_string())),
+        TaskState::Open | TaskState::Skipped => (None, None),
+    };
+    (state.status().as_str(), at, by)
 }
 
 impl RunTaskRow {
@@ -218,10 +197,10 @@ impl RunTaskRow {
             completed_by,
             assignee: task.assignee.as_ref().map(ToString::to_string),
             is_essential: task.is_essential,
-            task_type: task_type_text(task.task_type).to_owned(),
+            task_type: task.task_type.as_str().to_owned(),
             due_date: task.due_date,
             webhook_enabled: task.webhook_enabled,
-            decision: task.decision.map(|d| decision_text(d).to_owned()),
+            decision: task.decision.map(|d| d.as_str().to_owned()),
             comment: task.comment.clone(),
             custom_elements: Elements(task.custom_elements.clone()),
             created_at: task.created_at,
@@ -229,14 +208,20 @@ impl RunTaskRow {
     }
 
     pub(crate) fn into_domain(self) -> Result<RunTask, DomainError> {
-        let state = match (self.state.as_str(), self.completed_at, self.completed_by) {
-            ("open", _, _) => TaskState::Open,
-            ("skipped", _, _) => TaskState::Skipped,
-            ("completed", Some(at), Some(by)) => TaskState::Completed {
+        let status = parse::<TaskStatus>("task state", &self.state)?;
+        let state = match (status, self.completed_at, self.completed_by) {
+            (TaskStatus::Open, _, _) => TaskState::Open,
+            (TaskStatus::Skipped, _, _) => TaskState::Skipped,
+            (TaskStatus::Completed, Some(at), Some(by)) => TaskState::Completed {
                 at,
                 by: parse("completed_by", &by)?,
             },
-            (other, _, _) => return Err(corrupt("task state", other)),
+            (TaskStatus::Completed, _, _) => {
+                return Err(corrupt(
+                    "completed task",
+                    "without completed_at or completed_by",
+                ));
+            }
         };
         Ok(RunTask {
             id: TaskId::from_uuid(self.id),
@@ -248,10 +233,10 @@ impl RunTaskRow {
             section_id: SectionId::from_uuid(self.section_id),
             assignee: self.assignee.map(|a| parse("assignee", &a)).transpose()?,
             is_essential: self.is_essential,
-            task_type: task_type_of(&self.task_type)?,
+            task_type: parse("task type", &self.task_type)?,
             due_date: self.due_date,
             webhook_enabled: self.webhook_enabled,
-            decision: self.decision.map(|d| decision_of(&d)).transpose()?,
+            decision: self.decision.map(|d| parse("decision", &d)).transpose()?,
             comment: self.comment,
             custom_elements: self.custom_elements.0,
             created_at: self.created_at,
@@ -267,7 +252,7 @@ impl RunTaskChanges {
             completed_at,
             completed_by,
             assignee: task.assignee.as_ref().map(ToString::to_string),
-            decision: task.decision.map(|d| decision_text(d).to_owned()),
+            decision: task.decision.map(|d| d.as_str().to_owned()),
             comment: task.comment.clone(),
             custom_elements: Elements(task.custom_elements.clone()),
         }

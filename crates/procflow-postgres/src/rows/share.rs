@@ -2,8 +2,8 @@
 
 use diesel::prelude::*;
 use procflow_domain::error::DomainError;
-use procflow_domain::guest::{Guest, Share};
 use procflow_domain::ids::{GuestId, RunId, TeamId};
+use procflow_domain::sharing::{Guest, Share};
 use procflow_domain::values::ShareToken;
 use time::OffsetDateTime;
 use uuid::Uuid;

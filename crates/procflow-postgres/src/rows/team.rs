@@ -3,12 +3,11 @@
 use diesel::prelude::*;
 use procflow_domain::error::DomainError;
 use procflow_domain::ids::{ApiKeyId, TeamId, UserId};
-use procflow_domain::team::{ApiKey, Member, Role, Subscription, Team};
+use procflow_domain::team::{ApiKey, Member, Team};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::parse;
-use crate::error::corrupt;
 use crate::schema::{api_keys, members, teams};
 
 #[derive(Queryable, Selectable, Insertable, Debug)]
@@ -47,20 +46,6 @@ pub(crate) struct ApiKeyRow {
     pub revoked_at: Option<OffsetDateTime>,
 }
 
-pub(crate) fn subscription_text(status: Subscription) -> &'static str {
-    match status {
-        Subscription::Active => "active",
-        Subscription::Inactive => "inactive",
-    }
-}
-
-pub(crate) fn role_text(role: Role) -> &'static str {
-    match role {
-        Role::Admin => "admin",
-        Role::Member => "member",
-    }
-}
-
 impl TeamRow {
     pub(crate) fn from_domain(team: &Team) -> Self {
         Self {
@@ -68,7 +53,7 @@ impl TeamRow {
             name: team.name.clone(),
             base_url: team.base_url.clone(),
             timezone: team.timezone.clone(),
-            subscription: subscription_text(team.subscription).to_owned(),
+            subscription: team.subscription.as_str().to_owned(),
             created_at: team.created_at,
         }
     }
@@ -79,11 +64,7 @@ impl TeamRow {
             name: self.name,
             base_url: self.base_url,
             timezone: self.timezone,
-            subscription: match self.subscription.as_str() {
-                "active" => Subscription::Active,
-                "inactive" => Subscription::Inactive,
-                other => return Err(corrupt("subscription", other)),
-            },
+            subscription: parse("subscription", &self.subscription)?,
             created_at: self.created_at,
         })
     }
@@ -96,7 +77,7 @@ impl MemberRow {
             id: member.id.as_uuid(),
             email: member.email.as_str().to_owned(),
             name: member.name.clone(),
-            role: role_text(member.role).to_owned(),
+            role: member.role.as_str().to_owned(),
             active: member.active,
             created_at: member.created_at,
         }
@@ -108,11 +89,7 @@ impl MemberRow {
             team_id: TeamId::from_uuid(self.team_id),
             email: parse("member email", &self.email)?,
             name: self.name,
-            role: match self.role.as_str() {
-                "admin" => Role::Admin,
-                "member" => Role::Member,
-                other => return Err(corrupt("role", other)),
-            },
+            role: parse("role", &self.role)?,
             active: self.active,
             created_at: self.created_at,
         })

@@ -4,7 +4,7 @@ use super::elements::Elements;
 use diesel::prelude::*;
 use procflow_domain::error::DomainError;
 use procflow_domain::ids::{SectionId, TeamId, TemplateId, TemplateTaskId};
-use procflow_domain::template::{DueDateRule, Section, TaskType, Template, TemplateTask};
+use procflow_domain::template::{DueDateRule, Section, Template, TemplateTask};
 use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -125,18 +125,6 @@ impl TemplateSectionRow {
     }
 }
 
-pub(crate) fn task_type_text(task_type: TaskType) -> &'static str {
-    task_type.as_str()
-}
-
-pub(crate) fn task_type_of(text: &str) -> Result<TaskType, DomainError> {
-    match text {
-        "task" => Ok(TaskType::Task),
-        "approval" => Ok(TaskType::Approval),
-        other => Err(corrupt("task type", other)),
-    }
-}
-
 impl TemplateTaskRow {
     pub(crate) fn from_domain(template: &Template, task: &TemplateTask) -> Self {
         Self {
@@ -148,7 +136,7 @@ impl TemplateTaskRow {
             position: to_i32(task.order),
             assignee: task.assignee.as_ref().map(ToString::to_string),
             is_essential: task.is_essential,
-            task_type: task_type_text(task.task_type).to_owned(),
+            task_type: task.task_type.as_str().to_owned(),
             due_date: task
                 .due_date
                 .as_ref()
@@ -170,7 +158,7 @@ impl TemplateTaskRow {
                 .map(|a| parse("template assignee", &a))
                 .transpose()?,
             is_essential: self.is_essential,
-            task_type: task_type_of(&self.task_type)?,
+            task_type: parse("task type", &self.task_type)?,
             due_date: self
                 .due_date
                 .map(serde_json::from_value::<DueDateRule>)

@@ -26,7 +26,7 @@ use uuid::Uuid;
 
 use super::PgStore;
 use crate::error::db_error;
-use crate::rows::team::{ApiKeyRow, TeamRow, subscription_text};
+use crate::rows::team::{ApiKeyRow, TeamRow};
 use crate::rows::to_u32;
 
 /// Looks the key up, then decides and records one request, in one statement.
@@ -233,7 +233,7 @@ impl RateLimiter for PgStore {
                 now,
                 since: now - window,
                 lim: i64::from(limit),
-                active: subscription_text(Subscription::Active),
+                active: Subscription::Active.as_str(),
             };
             let rows: Vec<Admitted> = query.load(&mut conn).await.map_err(db_error)?;
             let Some(row) = rows.into_iter().next() else {

@@ -4,10 +4,10 @@ use diesel::prelude::*;
 use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use procflow_domain::error::{DomainResult, Resource};
-use procflow_domain::guest::{Share, ShareChange};
 use procflow_domain::ids::{RunId, TeamId};
 use procflow_domain::ports::ShareDecision;
 use procflow_domain::run::Run;
+use procflow_domain::sharing::{Share, ShareChange};
 use procflow_domain::values::ShareToken;
 use time::OffsetDateTime;
 

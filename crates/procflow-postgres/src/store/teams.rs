@@ -12,7 +12,7 @@ use time::OffsetDateTime;
 
 use super::{PgStore, not_found};
 use crate::error::{Failure, db_error};
-use crate::rows::team::{ApiKeyRow, MemberRow, TeamRow, role_text, subscription_text};
+use crate::rows::team::{ApiKeyRow, MemberRow, TeamRow};
 use crate::schema::{api_keys, members, teams};
 
 #[async_trait]
@@ -118,7 +118,7 @@ impl TeamStore for PgStore {
                 .filter(members::id.eq(member.id.as_uuid())),
         )
         .set((
-            members::role.eq(role_text(member.role)),
+            members::role.eq(member.role.as_str()),
             members::active.eq(member.active),
         ))
         .execute(&mut conn)
@@ -178,7 +178,7 @@ impl TeamStore for PgStore {
     async fn set_subscription(&self, team: TeamId, status: Subscription) -> DomainResult<()> {
         let mut conn = self.conn().await?;
         let updated = diesel::update(teams::table.filter(teams::id.eq(team.as_uuid())))
-            .set(teams::subscription.eq(subscription_text(status)))
+            .set(teams::subscription.eq(status.as_str()))
             .execute(&mut conn)
             .await
             .map_err(db_error)?;

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use procflow_domain::event::EventPayload;
 use procflow_domain::ports::RunStore;
-use procflow_domain::run::RunStatus;
+use procflow_domain::run::{ElementWrite, RunStatus};
 use procflow_domain::service::UpdateTask;
 use procflow_domain::values::{Limit, PageRequest};
 use serde_json::json;
@@ -50,7 +50,7 @@ async fn fifty_concurrent_completions_complete_the_run_once() {
     for handle in handles {
         let change = handle.await.unwrap().unwrap();
         completions += usize::from(
-            change.run.status == RunStatus::Completed
+            change.run.status() == RunStatus::Completed
                 && change
                     .events
                     .iter()
@@ -59,7 +59,10 @@ async fn fifty_concurrent_completions_complete_the_run_once() {
     }
     assert_eq!(completions, 1, "exactly one update completes the run");
     let done = env.store.get_run(env.team.id, run.id).await.unwrap();
-    assert_eq!((done.status, done.open_tasks), (RunStatus::Completed, 0));
+    assert_eq!(
+        (done.status(), done.open_tasks()),
+        (RunStatus::Completed, 0)
+    );
     let all = events(&env.store).await;
     let completed_runs = all
         .iter()
@@ -95,10 +98,13 @@ async fn concurrent_patches_of_one_task_lose_nothing() {
         .enumerate()
         .map(|(i, element)| {
             let env = Arc::clone(&env);
-            let (run, task, element) = (run.id, task.id, element.id.to_string());
+            let (run, task, element) = (run.id, task.id, element.id);
             tokio::spawn(async move {
                 let patch = UpdateTask {
-                    custom_elements: vec![(element, json!(format!("value {i}")))],
+                    custom_elements: vec![ElementWrite {
+                        id: element,
+                        value: json!(format!("value {i}")),
+                    }],
                     ..UpdateTask::default()
                 };
                 env.procflow.update_task(&env.team, run, task, patch).await

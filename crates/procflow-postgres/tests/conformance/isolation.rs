@@ -2,10 +2,10 @@
 //! nothing.
 
 use procflow_domain::error::{DomainError, Resource};
-use procflow_domain::guest::Invitation;
 use procflow_domain::ports::{RunStore, TemplateStore};
 use procflow_domain::run::RunFilter;
 use procflow_domain::service::UpdateTask;
+use procflow_domain::sharing::Invitation;
 use procflow_domain::template::TemplateDocument;
 use procflow_domain::values::PageRequest;
 
@@ -144,7 +144,7 @@ async fn another_team_finds_nothing_and_changes_nothing() {
     );
     let after = env.store.get_run(env.team.id, run.id).await.unwrap();
     assert!(after.is_shared);
-    assert_eq!(after.open_tasks, 3);
+    assert_eq!(after.open_tasks(), 3);
     assert_eq!(
         env.store
             .list_tasks(env.team.id, run.id, page)

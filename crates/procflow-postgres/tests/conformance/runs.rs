@@ -6,7 +6,7 @@ use procflow_domain::event::EventPayload;
 use procflow_domain::fakes::SequentialIds;
 use procflow_domain::ids::{RunId, TaskId};
 use procflow_domain::ports::RunStore;
-use procflow_domain::run::{Run, RunFilter, RunStatus, StartRun, TaskPatch};
+use procflow_domain::run::{ElementWrite, Run, RunFilter, RunStatus, StartRun, TaskPatch};
 use procflow_domain::service::UpdateTask;
 use procflow_domain::values::{Cursor, Limit, PageRequest};
 use serde_json::json;
@@ -20,7 +20,7 @@ async fn a_created_run_reads_back_with_its_sections_and_tasks() {
     let env = env().await;
     let template = published(&env, &env.team, document()).await;
     let request = procflow_domain::service::CreateRun {
-        actor_email: Some("member@a.example".into()),
+        actor_email: Some("member@a.example".parse().unwrap()),
         ..start(&template)
     };
     let run = env.procflow.create_run(&env.team, request).await.unwrap();
@@ -56,7 +56,7 @@ async fn creating_a_run_appends_its_events_in_the_same_transaction() {
     let env = env().await;
     let template = published(&env, &env.team, document()).await;
     let request = procflow_domain::service::CreateRun {
-        actor_email: Some("admin@a.example".into()),
+        actor_email: Some("admin@a.example".parse().unwrap()),
         ..start(&template)
     };
     let run = env.procflow.create_run(&env.team, request).await.unwrap();
@@ -271,7 +271,7 @@ async fn tasks_list_by_order_and_unknown_runs_and_cursors_are_told_apart() {
 async fn a_task_update_writes_the_task_the_run_and_the_events() {
     let env = env().await;
     let Started { run, tasks, .. } = started(&env).await;
-    let name = tasks[0].custom_elements[0].id.to_string();
+    let name = tasks[0].custom_elements[0].id;
     let change = env
         .procflow
         .update_task(
@@ -280,8 +280,11 @@ async fn a_task_update_writes_the_task_the_run_and_the_events() {
             tasks[0].id,
             UpdateTask {
                 completed: Some(true),
-                actor_email: Some("member@a.example".into()),
-                custom_elements: vec![(name, json!("Ada Lovelace"))],
+                actor_email: Some("member@a.example".parse().unwrap()),
+                custom_elements: vec![ElementWrite {
+                    id: name,
+                    value: json!("Ada Lovelace"),
+                }],
                 ..UpdateTask::default()
             },
         )
@@ -296,7 +299,7 @@ async fn a_task_update_writes_the_task_the_run_and_the_events() {
     assert!(matches!(read.completed_by(), Some(Actor::User(_))));
     assert_eq!(read.custom_elements[0].value, Some(json!("Ada Lovelace")));
     let header = env.store.get_run(env.team.id, run.id).await.unwrap();
-    assert_eq!(header.open_tasks, 2);
+    assert_eq!(header.open_tasks(), 2);
     assert_eq!(header.updated_at, Some(env.clock_now()));
 
     for task in &tasks[1..] {
@@ -310,8 +313,8 @@ async fn a_task_update_writes_the_task_the_run_and_the_events() {
             .unwrap();
     }
     let done = env.store.get_run(env.team.id, run.id).await.unwrap();
-    assert_eq!(done.status, RunStatus::Completed);
-    assert_eq!(done.completed_at, Some(env.clock_now()));
+    assert_eq!(done.status(), RunStatus::Completed);
+    assert_eq!(done.completed_at(), Some(env.clock_now()));
     let kinds: Vec<&str> = events(&env.store)
         .await
         .iter()
@@ -403,7 +406,7 @@ async fn completing_a_run_records_one_completed_event_with_the_run() {
         .collect();
     assert_eq!(completions.len(), 1);
     assert_eq!(completions[0].id, run.id);
-    assert_eq!(completions[0].status, "completed");
+    assert_eq!(completions[0].status.as_str(), "completed");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,8 +1,8 @@
 //! Sharing through `RunStore`: the share, the one guest, and the link's token.
 
 use procflow_domain::error::{DomainError, Resource};
-use procflow_domain::guest::Invitation;
 use procflow_domain::ports::RunStore;
+use procflow_domain::sharing::Invitation;
 use procflow_domain::values::ShareToken;
 
 use super::support::{Started, env, events, started};

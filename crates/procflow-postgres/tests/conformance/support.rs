@@ -213,10 +213,7 @@ pub async fn started(env: &Env) -> Started {
 }
 
 pub fn start(template: &Template) -> CreateRun {
-    CreateRun {
-        template_id: Some(template.id),
-        ..CreateRun::default()
-    }
+    CreateRun::of(template.id)
 }
 
 /// Every event appended since the last call, leasing them far into the future.

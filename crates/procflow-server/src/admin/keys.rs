@@ -1,5 +1,6 @@
 //! `create-api-key` (only by an active admin) and `revoke-api-key`.
 
+use procflow_domain::error::ErrorCode;
 use procflow_domain::ids::ApiKeyId;
 use procflow_domain::team::{ApiKey, Member, Role};
 use serde_json::{Value, json};
@@ -19,7 +20,10 @@ impl Admin {
         let admin = active_admin(member, &args.admin_email.to_string())?;
         let name = optional_name("--name", args.name)?;
         let new = procflow_http::keys::generate().map_err(|e| {
-            CommandError::new("internal_error", format!("no randomness for a key: {e}"))
+            CommandError::api(
+                ErrorCode::InternalError,
+                format!("no randomness for a key: {e}"),
+            )
         })?;
         let key = ApiKey {
             id: ApiKeyId::from_uuid(ports.ids.new_id()),
@@ -48,8 +52,8 @@ impl Admin {
 /// Only an active admin of the team may create keys (API contract 2).
 fn active_admin(member: Option<Member>, email: &str) -> Result<Member, CommandError> {
     let refuse = |why: &str| {
-        CommandError::new(
-            "forbidden",
+        CommandError::api(
+            ErrorCode::Forbidden,
             format!("{email} {why}; only an active admin of the team can create API keys"),
         )
     };

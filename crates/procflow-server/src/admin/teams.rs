@@ -1,5 +1,6 @@
 //! `create-team`, `add-member`, `set-member`, `set-subscription`.
 
+use procflow_domain::error::ErrorCode;
 use procflow_domain::ids::{TeamId, UserId};
 use procflow_domain::team::{Member, Role, Subscription, Team};
 use serde_json::{Value, json};
@@ -43,7 +44,7 @@ impl Admin {
             team_id: team.id,
             email: args.email,
             name: optional_name("--name", args.name)?,
-            role: args.role.into(),
+            role: args.role,
             active: true,
             created_at: ports.clock.now(),
         };
@@ -59,8 +60,8 @@ impl Admin {
             .find_member_by_email(team.id, &args.email)
             .await?
             .ok_or_else(|| {
-                CommandError::new(
-                    "not_found",
+                CommandError::api(
+                    ErrorCode::NotFound,
                     format!("team {} has no member with that email", team.id),
                 )
             })?;
@@ -68,7 +69,7 @@ impl Admin {
             member.active = active;
         }
         if let Some(role) = args.role {
-            member.role = role.into();
+            member.role = role;
         }
         self.teams().update_member(&member).await?;
         tracing::info!(team.id = %team.id, user.id = %member.id, "updated a member");
@@ -79,7 +80,7 @@ impl Admin {
         &self,
         args: SetSubscription,
     ) -> Result<Value, CommandError> {
-        let status = Subscription::from(args.status);
+        let status = args.status;
         self.teams().set_subscription(args.team, status).await?;
         tracing::info!(team.id = %args.team, ?status, "set the subscription");
         Ok(json!({"team_id": args.team, "status": status}))

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::Admin;
 use crate::cli::ImportTemplate;
-use crate::error::CommandError;
+use crate::error::{CommandCode, CommandError};
 
 impl Admin {
     pub(super) async fn import_template(
@@ -15,7 +15,7 @@ impl Admin {
         let file = args.file.display().to_string();
         // A one-shot command: reading a small file in place blocks nothing that matters.
         let text = std::fs::read_to_string(&args.file)
-            .map_err(|e| CommandError::new("io_error", format!("cannot read {file}: {e}")))?;
+            .map_err(|e| CommandError::new(CommandCode::Io, format!("cannot read {file}: {e}")))?;
         let json: Value = serde_json::from_str(&text)
             .map_err(|e| CommandError::validation(format!("{file}: not valid JSON: {e}")))?;
         let in_file = |e: procflow_domain::error::ValidationError| {

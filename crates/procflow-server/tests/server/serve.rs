@@ -11,11 +11,11 @@ async fn the_app_starts_on_port_0_and_answers_healthz() {
     let db = database().await;
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();
-    let config = ServeConfig {
-        http_workers: Some(1),
+    let mut config = ServeConfig {
         db_pool_size: 2,
         ..ServeConfig::new(url(&db), address)
     };
+    config.http.workers = Some(1);
     let server = procflow_server::start(config, listener).await.unwrap();
     let handle = server.handle();
     let serving = tokio::spawn(server);

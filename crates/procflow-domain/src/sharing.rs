@@ -5,14 +5,10 @@ use time::OffsetDateTime;
 use crate::error::{DomainError, ValidationError};
 use crate::event::{Event, EventPayload};
 use crate::ids::{EventId, GuestId, RunId};
+use crate::limits::{DEFAULT_REMINDER_DAYS, MAX_REMINDER_DAYS, MIN_REMINDER_DAYS};
 use crate::ports::IdGenerator;
 use crate::run::Run;
 use crate::values::{Email, ShareToken};
-
-/// Days before a reminder when none are given.
-pub const DEFAULT_REMINDER_DAYS: u16 = 7;
-/// The longest reminder delay accepted.
-pub const MAX_REMINDER_DAYS: u16 = 365;
 
 /// The guest recorded against a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -89,9 +85,14 @@ impl Invitation {
             None => DEFAULT_REMINDER_DAYS,
             Some(days) => u16::try_from(days)
                 .ok()
-                .filter(|d| (1..=MAX_REMINDER_DAYS).contains(d))
+                .filter(|d| (MIN_REMINDER_DAYS..=MAX_REMINDER_DAYS).contains(d))
                 .ok_or_else(|| {
-                    ValidationError::field("reminder_days", "must be an integer from 1 to 365")
+                    ValidationError::field(
+                        "reminder_days",
+                        format!(
+                            "must be an integer from {MIN_REMINDER_DAYS} to {MAX_REMINDER_DAYS}"
+                        ),
+                    )
                 })?,
         };
         let token = current.map_or_else(|| ids.share_token(), |share| share.token.clone());
@@ -158,7 +159,7 @@ impl Invitation {
 /// `{team base}/instance/<run_id>?token=<token>` (API contract 7).
 ///
 /// ```
-/// use procflow_domain::guest::share_url;
+/// use procflow_domain::sharing::share_url;
 /// use procflow_domain::ids::RunId;
 /// use procflow_domain::values::ShareToken;
 ///

@@ -1,0 +1,71 @@
+//! Schemas for the OpenAPI document (the `openapi` feature): the size limits of [`limits`](crate::limits)
+//! as JSON Schema keywords, so that the document states the same limits the rules apply.
+//! The types the API shows as they are derive `utoipa::ToSchema` under the same feature and
+//! use these through `schema_with`.
+
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaFormat, SchemaType, Type};
+use utoipa::openapi::{Array, Object, Ref};
+
+use crate::limits::{MAX_ELEMENTS_PER_TASK, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_BYTES};
+
+fn string(nullable: bool) -> ObjectBuilder {
+    let kind = if nullable {
+        SchemaType::from_iter([Type::String, Type::Null])
+    } else {
+        SchemaType::Type(Type::String)
+    };
+    ObjectBuilder::new().schema_type(kind)
+}
+
+/// A title: not blank, at most [`MAX_TITLE_CHARS`] characters.
+#[must_use]
+pub fn title() -> Object {
+    string(false)
+        .min_length(Some(1))
+        .max_length(Some(MAX_TITLE_CHARS))
+        .description(Some("The title; not blank."))
+        .build()
+}
+
+/// A label: at most [`MAX_TITLE_CHARS`] characters.
+#[must_use]
+pub fn label() -> Object {
+    string(false)
+        .max_length(Some(MAX_TITLE_CHARS))
+        .description(Some("The label; not blank on input elements."))
+        .build()
+}
+
+/// Short optional text (an icon, its kind): at most [`MAX_TITLE_CHARS`] characters, or null.
+#[must_use]
+pub fn optional_short() -> Object {
+    string(true).max_length(Some(MAX_TITLE_CHARS)).build()
+}
+
+/// Optional free text: at most [`MAX_TEXT_CHARS`] characters, or null.
+#[must_use]
+pub fn optional_text() -> Object {
+    string(true).max_length(Some(MAX_TEXT_CHARS)).build()
+}
+
+/// An optional absolute `http` or `https` URL of at most [`MAX_URL_BYTES`], or null.
+#[must_use]
+pub fn optional_url() -> Object {
+    string(true)
+        .format(Some(SchemaFormat::Custom("uri".to_owned())))
+        .max_length(Some(MAX_URL_BYTES))
+        .description(Some("An absolute http or https URL."))
+        .build()
+}
+
+/// The form fields of a task in an authoring document: at most [`MAX_ELEMENTS_PER_TASK`].
+#[must_use]
+pub fn element_documents() -> Array {
+    ArrayBuilder::new()
+        .items(Ref::from_schema_name("ElementDocument"))
+        .max_items(Some(MAX_ELEMENTS_PER_TASK))
+        .description(Some(format!(
+            "The form fields, in order; at most {MAX_ELEMENTS_PER_TASK}."
+        )))
+        .build()
+}

@@ -1,1 +1,1 @@
-//! procflow-notify: see the crate README.
+#![doc = include_str!("../README.md")]

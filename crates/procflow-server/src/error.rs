@@ -86,9 +86,95 @@ impl From<StoreError> for CommandError {
 
 #[cfg(test)]
 mod tests {
+    use actix_web::ResponseError;
+    use actix_web::body::MessageBody;
     use procflow_domain::error::{Resource, ValidationError};
+    use procflow_http::error::ApiError;
 
     use super::*;
+
+    /// One of every `DomainError` variant.
+    fn domain_errors() -> Vec<DomainError> {
+        vec![
+            DomainError::NotFound(Resource::Run),
+            ValidationError::field("name", "must not be empty").into(),
+            DomainError::TemplateNotPublished,
+            DomainError::RunCompleted,
+            DomainError::TemplatePublished,
+            DomainError::GuestIsTeamMember,
+            DomainError::GuestAlreadyInvited,
+            DomainError::Conflict("taken".into()),
+            StoreError::Unavailable("down".into()).into(),
+            StoreError::Other("bug".into()).into(),
+        ]
+    }
+
+    /// The code and status of every error example the OpenAPI document gives.
+    fn documented(document: &Value) -> Vec<(String, u16)> {
+        let mut found = Vec::new();
+        for item in document["paths"].as_object().into_iter().flatten() {
+            for operation in item.1.as_object().into_iter().flatten() {
+                for (status, response) in operation.1["responses"].as_object().into_iter().flatten()
+                {
+                    let examples = &response["content"]["application/json"]["examples"];
+                    for code in examples.as_object().into_iter().flatten().map(|e| e.0) {
+                        found.push((code.clone(), status.parse().unwrap_or_default()));
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn every_error_code_agrees_across_http_the_cli_and_openapi() {
+        let document = procflow_http::openapi::document();
+        let description = document["info"]["description"].as_str().unwrap_or_default();
+        let documented = documented(&document);
+        for &code in ErrorCode::ALL {
+            let api = ApiError::new(code, "message");
+            assert_eq!(api.status().as_u16(), code.http_status(), "{code}");
+            let body = api.error_response().into_body().try_into_bytes().unwrap();
+            let body: Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(body["error"]["code"], code.as_str());
+            let cli = CommandError::api(code, "message").to_json();
+            assert_eq!(cli["error"]["code"], code.as_str());
+            let row = format!("| `{code}` | {} |", code.http_status());
+            assert!(
+                description.contains(&row),
+                "{row} missing from the document"
+            );
+            for (documented_code, status) in &documented {
+                if documented_code == code.as_str() {
+                    assert_eq!(*status, code.http_status(), "{code} documented at {status}");
+                }
+            }
+        }
+        assert!(
+            documented
+                .iter()
+                .all(|(code, _)| ErrorCode::ALL.iter().any(|c| c.as_str() == code)),
+            "the document gives a code outside the table"
+        );
+        for error in domain_errors() {
+            let code = error.code();
+            assert_eq!(ApiError::from(error.clone()).code(), code, "{error}");
+            assert_eq!(CommandError::from(error).code, CommandCode::Api(code));
+        }
+    }
+
+    #[test]
+    fn the_error_table_of_the_api_reference_lists_every_code_with_its_status() {
+        let reference = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/api.md");
+        let text = std::fs::read_to_string(reference).unwrap();
+        for code in ErrorCode::ALL {
+            let cell = format!("| {} | `{code}`", code.http_status());
+            assert!(
+                text.contains(&cell),
+                "docs/api.md lacks a row ending {cell}"
+            );
+        }
+    }
 
     #[test]
     fn domain_errors_keep_the_api_codes() {

@@ -239,8 +239,20 @@ fn error_response(status: u16, cases: &[&Case]) -> Value {
     })
 }
 
+/// The table of every error code and its status, for the document's description.
+fn code_table() -> String {
+    let rows: String = ErrorCode::ALL
+        .iter()
+        .map(|code| format!("| `{code}` | {} |\n", code.http_status()))
+        .collect();
+    format!("\n\n### Error codes\n\n| code | status |\n|---|---|\n{rows}")
+}
+
 /// Adds the shared answers, headers, parameters and security to utoipa's document.
 pub(super) fn complete(document: &mut Value) {
+    if let Some(description) = document["info"]["description"].as_str() {
+        document["info"]["description"] = json!(format!("{description}{}", code_table()));
+    }
     let components = &mut document["components"];
     components["headers"] = headers();
     components["securitySchemes"] = json!({"bearer": {

@@ -13,8 +13,8 @@ use procflow_domain::team::{Member, Role, Subscription, Team};
 use procflow_domain::template::{Template, TemplateDocument};
 use procflow_domain::values::PageRequest;
 use procflow_domain::values::ShareToken;
+use procflow_postgres::testing::{TestDatabase, migrated_database};
 use procflow_postgres::{PgStore, PoolConfig, StatementCounter};
-use procflow_testkit::{TestDatabase, dir_fingerprint};
 use serde_json::{Value, json};
 use time::macros::datetime;
 use uuid::Uuid;
@@ -40,23 +40,8 @@ impl Env {
     }
 }
 
-pub async fn database() -> TestDatabase {
-    let migrations = concat!(env!("CARGO_MANIFEST_DIR"), "/../../migrations");
-    let key = format!(
-        "store_{}",
-        dir_fingerprint(migrations).expect("migrations readable")
-    );
-    TestDatabase::create(&key, async |url: &str| {
-        procflow_postgres::migrate(url)
-            .await
-            .map(|_| ())
-            .map_err(Into::into)
-    })
-    .await
-}
-
 pub async fn env() -> Env {
-    let db = database().await;
+    let db = migrated_database().await;
     let statements = StatementCounter::default();
     let store = PgStore::new(&PoolConfig {
         max_size: 20,

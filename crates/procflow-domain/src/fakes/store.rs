@@ -1,4 +1,6 @@
-//! One in-memory store implementing every store port, behind one lock.
+//! One in-memory store implementing every store port, behind one lock. The rate limiter and
+//! the idempotency records, which keep state of their own, are in `rate_limits` and
+//! `idempotency`.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -7,6 +9,8 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::idempotency::IdempotencyRecords;
+use super::rate_limits::RateLogs;
 use crate::error::{DomainError, DomainResult, Resource};
 use crate::event::Event;
 use crate::ids::{ApiKeyId, EventId, RunId, TaskId, TeamId, TemplateId, UserId};
@@ -20,13 +24,14 @@ use crate::team::{ApiKey, Member, Role, Subscription, Team};
 use crate::template::{Template, TemplateTask};
 use crate::values::{Cursor, Email, Page, PageRequest, ShareToken};
 
-/// Every store port in memory. All reads and decisions happen under one lock, which makes
-/// each port call atomic, as the contracts ask.
+/// Every store port in memory but the PostgreSQL figures (`StoreStats`, `HealthCheck`). All
+/// reads and decisions happen under one lock, which makes each port call atomic, as the
+/// contracts ask; clones of an `Arc` of it are what server instances sharing a database are.
 #[derive(Debug, Default)]
 pub struct InMemoryStore(Mutex<State>);
 
 #[derive(Debug, Default)]
-struct State {
+pub(super) struct State {
     teams: HashMap<TeamId, Team>,
     members: Vec<Member>,
     keys: Vec<(ApiKey, [u8; 32])>,
@@ -35,6 +40,8 @@ struct State {
     tasks: HashMap<RunId, Vec<RunTask>>,
     shares: HashMap<RunId, Share>,
     outbox: Vec<OutboxRow>,
+    pub(super) rate_limits: RateLogs,
+    pub(super) idempotency: IdempotencyRecords,
 }
 
 #[derive(Debug)]
@@ -47,7 +54,7 @@ struct OutboxRow {
 }
 
 impl InMemoryStore {
-    fn state(&self) -> MutexGuard<'_, State> {
+    pub(super) fn state(&self) -> MutexGuard<'_, State> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -116,6 +123,18 @@ fn paginate<T: Clone>(
 }
 
 impl State {
+    /// The unrevoked key with this hash and its team.
+    pub(super) fn key_and_team(&self, key_hash: &[u8; 32]) -> Option<(ApiKey, Team)> {
+        self.keys
+            .iter()
+            .find(|(key, hash)| hash == key_hash && key.revoked_at.is_none())
+            .and_then(|(key, _)| {
+                self.teams
+                    .get(&key.team_id)
+                    .map(|team| (key.clone(), team.clone()))
+            })
+    }
+
     fn template(&self, team: TeamId, id: TemplateId) -> DomainResult<&Template> {
         self.templates
             .iter()
@@ -361,17 +380,7 @@ impl RunStore for InMemoryStore {
 #[async_trait]
 impl TeamStore for InMemoryStore {
     async fn find_api_key(&self, key_hash: &[u8; 32]) -> DomainResult<Option<(ApiKey, Team)>> {
-        let state = self.state();
-        Ok(state
-            .keys
-            .iter()
-            .find(|(key, hash)| hash == key_hash && key.revoked_at.is_none())
-            .and_then(|(key, _)| {
-                state
-                    .teams
-                    .get(&key.team_id)
-                    .map(|team| (key.clone(), team.clone()))
-            }))
+        Ok(self.state().key_and_team(key_hash))
     }
 
     async fn get_team(&self, team: TeamId) -> DomainResult<Team> {

@@ -2,18 +2,17 @@
 //! nothing.
 
 use procflow_domain::error::{DomainError, Resource};
-use procflow_domain::ports::{RunStore, TemplateStore};
 use procflow_domain::run::RunFilter;
 use procflow_domain::service::UpdateTask;
 use procflow_domain::sharing::Invitation;
 use procflow_domain::template::TemplateDocument;
 use procflow_domain::values::PageRequest;
 
-use super::support::{Started, document, env, events, start, started};
+use super::env::{Env, conformance_test};
+use super::support::{Started, document, start, started};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn another_team_finds_nothing_and_changes_nothing() {
-    let env = env().await;
+conformance_test!(another_team_finds_nothing_and_changes_nothing);
+async fn another_team_finds_nothing_and_changes_nothing(env: Env) {
     let Started { template, run, .. } = started(&env).await;
     env.procflow
         .invite_guest(&env.team, run.id, Invitation::default())
@@ -25,7 +24,7 @@ async fn another_team_finds_nothing_and_changes_nothing() {
         .await
         .unwrap()
         .items;
-    events(&env.store).await;
+    env.events().await;
     let (them, page) = (&env.other, PageRequest::default());
     let no_template = DomainError::NotFound(Resource::Template);
     let no_run = DomainError::NotFound(Resource::Run);
@@ -153,5 +152,5 @@ async fn another_team_finds_nothing_and_changes_nothing() {
             .items,
         tasks
     );
-    assert!(events(&env.store).await.is_empty());
+    assert!(env.events().await.is_empty());
 }

@@ -1,15 +1,19 @@
 //! Tenant isolation: every read and write with another team's id finds nothing and changes
-//! nothing.
+//! nothing, and two teams' records with the same id are two records.
+
+use std::sync::Mutex;
 
 use procflow_domain::error::{DomainError, Resource};
-use procflow_domain::run::RunFilter;
+use procflow_domain::ports::IdGenerator;
+use procflow_domain::run::{Run, RunFilter, StartRun};
 use procflow_domain::service::UpdateTask;
 use procflow_domain::sharing::Invitation;
-use procflow_domain::template::TemplateDocument;
-use procflow_domain::values::PageRequest;
+use procflow_domain::template::{Template, TemplateDocument};
+use procflow_domain::values::{PageRequest, ShareToken};
+use uuid::Uuid;
 
 use super::env::{Env, conformance_test};
-use super::support::{Started, document, start, started};
+use super::support::{Started, V7Ids, document, published, start, started};
 
 conformance_test!(another_team_finds_nothing_and_changes_nothing);
 async fn another_team_finds_nothing_and_changes_nothing(env: Env) {
@@ -153,4 +157,111 @@ async fn another_team_finds_nothing_and_changes_nothing(env: Env) {
         tasks
     );
     assert!(env.events().await.is_empty());
+}
+
+conformance_test!(records_of_two_teams_with_the_same_ids_stay_apart);
+async fn records_of_two_teams_with_the_same_ids_stay_apart(env: Env) {
+    // Ids are unique in practice, but a record is its team's: another team's template or run
+    // with the same id is neither in the way nor touched, nor found through the other team.
+    let theirs = published(&env, &env.other, document()).await;
+    let their_run = env
+        .procflow
+        .create_run(&env.other, start(&theirs))
+        .await
+        .unwrap();
+    let their_tasks = env
+        .store
+        .list_tasks(env.other.id, their_run.id, PageRequest::default())
+        .await
+        .unwrap()
+        .items;
+
+    let ours = Template {
+        team_id: env.team.id,
+        ..theirs.clone()
+    };
+    env.store.insert_template(&ours).await.unwrap();
+    let ids = ReusedId(Mutex::new(Some(their_run.id.as_uuid())));
+    let start_ours = StartRun {
+        template: &ours,
+        title: None,
+        due_date: None,
+        runner: None,
+        timezone: "UTC".into(),
+        prefill: Vec::new(),
+    };
+    let new_run = Run::start(start_ours, &ids, env.clock_now()).unwrap();
+    assert_eq!(
+        new_run.run.id, their_run.id,
+        "the same run id in both teams"
+    );
+    env.store.create_run(&new_run).await.unwrap();
+    let run = new_run.run.id;
+
+    // Change everything of ours.
+    let complete = UpdateTask {
+        completed: Some(true),
+        ..UpdateTask::default()
+    };
+    env.procflow
+        .update_task(&env.team, run, new_run.tasks[0].id, complete)
+        .await
+        .unwrap();
+    let shared = env
+        .procflow
+        .invite_guest(&env.team, run, Invitation::default())
+        .await
+        .unwrap();
+    let opened = env
+        .store
+        .find_shared_run(run, &shared.share.token)
+        .await
+        .unwrap();
+    assert_eq!(opened.team_id, env.team.id);
+    env.procflow
+        .publish_template(&env.team, ours.id, false)
+        .await
+        .unwrap();
+    env.procflow
+        .archive_template(&env.team, ours.id)
+        .await
+        .unwrap();
+
+    // Theirs is as it was.
+    assert_eq!(
+        env.store
+            .get_template(env.other.id, theirs.id)
+            .await
+            .unwrap(),
+        theirs
+    );
+    assert_eq!(
+        env.store.get_run(env.other.id, run).await.unwrap(),
+        their_run
+    );
+    assert_eq!(
+        env.store
+            .list_tasks(env.other.id, run, PageRequest::default())
+            .await
+            .unwrap()
+            .items,
+        their_tasks
+    );
+    assert_eq!(env.store.get_share(env.other.id, run).await.unwrap(), None);
+    let ours_now = env.store.get_run(env.team.id, run).await.unwrap();
+    assert_eq!((ours_now.open_tasks(), ours_now.is_shared), (2, true));
+}
+
+/// Hands out a given id first, then UUIDv7s: to start a run whose id another team's run has.
+struct ReusedId(Mutex<Option<Uuid>>);
+
+impl IdGenerator for ReusedId {
+    fn new_id(&self) -> Uuid {
+        let reused = self.0.lock().unwrap().take();
+        reused.unwrap_or_else(|| V7Ids.new_id())
+    }
+
+    fn share_token(&self) -> ShareToken {
+        V7Ids.share_token()
+    }
 }

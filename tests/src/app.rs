@@ -10,11 +10,11 @@ use procflow_domain::event::Event;
 use procflow_domain::ids::{ApiKeyId, TeamId, UserId};
 use procflow_domain::ports::{Clock, Outbox, TeamStore};
 use procflow_domain::team::{ApiKey, Member, Role, Subscription, Team};
+use procflow_postgres::testing::{TestDatabase, migrated_database};
 use procflow_postgres::{PgStore, PoolConfig};
 use procflow_server::ServeConfig;
 use procflow_server::ServerHandle;
 use procflow_server::system::SystemClock;
-use procflow_testkit::{TestDatabase, dir_fingerprint};
 use reqwest::Method;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
@@ -154,23 +154,6 @@ pub struct TestApp {
     db: TestDatabase,
 }
 
-/// A fresh, migrated database (the template key follows the migrations, as the store's
-/// conformance suite builds it).
-async fn database() -> TestDatabase {
-    let migrations = concat!(env!("CARGO_MANIFEST_DIR"), "/../migrations");
-    let key = format!(
-        "store_{}",
-        dir_fingerprint(migrations).expect("migrations readable")
-    );
-    TestDatabase::create(&key, async |url: &str| {
-        procflow_postgres::migrate(url)
-            .await
-            .map(|_| ())
-            .map_err(Into::into)
-    })
-    .await
-}
-
 fn member(team: &Team, email: &str, role: Role, active: bool) -> Member {
     Member {
         id: UserId::from_uuid(Uuid::now_v7()),
@@ -195,7 +178,7 @@ impl TestApp {
 
     /// The app with these options.
     pub async fn with(options: Options) -> Self {
-        let db = database().await;
+        let db = migrated_database().await;
         let store = PgStore::new(&PoolConfig {
             max_size: 4,
             ..PoolConfig::new(db.url())

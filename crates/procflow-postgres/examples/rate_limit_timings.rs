@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 use procflow_domain::ids::{ApiKeyId, TeamId, UserId};
 use procflow_domain::ports::{RateDecision, RateLimiter, TeamStore};
 use procflow_domain::team::{ApiKey, Member, Role, Subscription, Team};
+use procflow_postgres::testing::migrated_database;
 use procflow_postgres::{PgStore, PoolConfig};
-use procflow_testkit::{TestDatabase, dir_fingerprint};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -120,15 +120,7 @@ async fn accepted_concurrently(
 
 #[tokio::main]
 async fn main() {
-    let migrations = concat!(env!("CARGO_MANIFEST_DIR"), "/../../migrations");
-    let fingerprint = dir_fingerprint(migrations).expect("migrations");
-    let db = TestDatabase::create(&format!("timings_{fingerprint}"), async |url: &str| {
-        procflow_postgres::migrate(url)
-            .await
-            .map(|_| ())
-            .map_err(Into::into)
-    })
-    .await;
+    let db = migrated_database().await;
     let store = Arc::new(
         PgStore::new(&PoolConfig {
             max_size: 32,

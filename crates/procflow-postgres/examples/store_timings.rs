@@ -18,8 +18,8 @@ use procflow_domain::service::{Ports, Procflow, UpdateTask};
 use procflow_domain::team::{Member, Role, Subscription, Team};
 use procflow_domain::template::{Template, TemplateDocument};
 use procflow_domain::values::ShareToken;
+use procflow_postgres::testing::migrated_database;
 use procflow_postgres::{PgStore, PoolConfig};
-use procflow_testkit::{TestDatabase, dir_fingerprint};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -78,18 +78,7 @@ fn new_run(template: &Template) -> NewRun {
 
 #[tokio::main]
 async fn main() {
-    let migrations = concat!(env!("CARGO_MANIFEST_DIR"), "/../../migrations");
-    let key = format!(
-        "timings_{}",
-        dir_fingerprint(migrations).expect("migrations")
-    );
-    let db = TestDatabase::create(&key, async |url: &str| {
-        procflow_postgres::migrate(url)
-            .await
-            .map(|_| ())
-            .map_err(Into::into)
-    })
-    .await;
+    let db = migrated_database().await;
     let store = PgStore::new(&PoolConfig::new(db.url())).expect("pool");
     let shared = Arc::new(store.clone());
     let procflow = Procflow::new(Ports {

@@ -7,6 +7,8 @@ mod rows;
 #[rustfmt::skip]
 mod schema;
 mod store;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use migrate::{MIGRATIONS, migrate, revert_all};
 pub use pool::{PoolConfig, PoolStatus, StatementCounter};

@@ -1,8 +1,21 @@
-//! The conformance suite of the store ports on PostgreSQL: each MUST of the port docs, tenant
-//! isolation, concurrency, statement counts and migrations. Every test has its own database.
+//! The conformance suite of the store ports: each MUST of the port docs, tenant isolation and
+//! concurrency, run on both `PgStore` and the domain's in-memory fakes (each test is a module
+//! with a `postgres` and a `memory` test, see `conformance_test!`), so that the fakes the
+//! use-case tests rely on keep the contracts PostgreSQL keeps; and, on PostgreSQL only,
+//! statement counts, migrations and what reads SQL directly. Every PostgreSQL test has its own
+//! database.
 
+// The test bodies are plain functions that the tests `conformance_test!` makes call, and clippy
+// does not see them as tests; they fail loudly all the same, as the fixtures do.
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test bodies and fixtures fail loudly"
+)]
 mod conformance {
     pub mod concurrency;
+    pub mod env;
     pub mod idempotency;
     pub mod isolation;
     pub mod migrations;

@@ -21,8 +21,9 @@ use procflow_domain::error::{DomainError, DomainResult, StoreError};
 use procflow_domain::ids::{TeamId, UserId};
 use procflow_domain::ports::TeamStore;
 use procflow_domain::team::{Member, Role, Subscription, Team};
+use procflow_postgres::testing::migrated_database;
 use procflow_postgres::{PgStore, PoolConfig};
-use procflow_testkit::{DisposableServer, TestDatabase, dir_fingerprint};
+use procflow_testkit::DisposableServer;
 use time::macros::datetime;
 use uuid::Uuid;
 
@@ -39,21 +40,6 @@ const RECOVERY: Duration = Duration::from_secs(10);
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
-
-async fn migrated_database() -> TestDatabase {
-    let migrations = concat!(env!("CARGO_MANIFEST_DIR"), "/../../migrations");
-    let key = format!(
-        "store_{}",
-        dir_fingerprint(migrations).expect("migrations readable")
-    );
-    TestDatabase::create(&key, async |url: &str| {
-        procflow_postgres::migrate(url)
-            .await
-            .map(|_| ())
-            .map_err(Into::into)
-    })
-    .await
-}
 
 /// A disposable server with a migrated database `faults`, and that database's URL.
 async fn disposable_database() -> (DisposableServer, String) {

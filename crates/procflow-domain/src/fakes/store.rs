@@ -1,4 +1,6 @@
-//! One in-memory store implementing every store port, behind one lock.
+//! One in-memory store implementing every store port, behind one lock. The rate limiter and
+//! the idempotency records, which keep state of their own, are in `rate_limits` and
+//! `idempotency`.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -7,6 +9,8 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::idempotency::IdempotencyRecords;
+use super::rate_limits::RateLogs;
 use crate::error::{DomainError, DomainResult, Resource};
 use crate::event::Event;
 use crate::ids::{ApiKeyId, EventId, RunId, TaskId, TeamId, TemplateId, UserId};
@@ -20,21 +24,26 @@ use crate::team::{ApiKey, Member, Role, Subscription, Team};
 use crate::template::{Template, TemplateTask};
 use crate::values::{Cursor, Email, Page, PageRequest, ShareToken};
 
-/// Every store port in memory. All reads and decisions happen under one lock, which makes
-/// each port call atomic, as the contracts ask.
+/// Every store port in memory but the PostgreSQL figures (`StoreStats`, `HealthCheck`). All
+/// reads and decisions happen under one lock, which makes each port call atomic, as the
+/// contracts ask; clones of an `Arc` of it are what server instances sharing a database are.
 #[derive(Debug, Default)]
 pub struct InMemoryStore(Mutex<State>);
 
 #[derive(Debug, Default)]
-struct State {
+pub(super) struct State {
     teams: HashMap<TeamId, Team>,
     members: Vec<Member>,
     keys: Vec<(ApiKey, [u8; 32])>,
     templates: Vec<(Template, bool)>,
     runs: Vec<Run>,
-    tasks: HashMap<RunId, Vec<RunTask>>,
-    shares: HashMap<RunId, Share>,
+    // Keyed by team and id, as PostgreSQL keys them: two teams' records never meet, even
+    // under one id.
+    tasks: HashMap<(TeamId, RunId), Vec<RunTask>>,
+    shares: HashMap<(TeamId, RunId), Share>,
     outbox: Vec<OutboxRow>,
+    pub(super) rate_limits: RateLogs,
+    pub(super) idempotency: IdempotencyRecords,
 }
 
 #[derive(Debug)]
@@ -47,7 +56,7 @@ struct OutboxRow {
 }
 
 impl InMemoryStore {
-    fn state(&self) -> MutexGuard<'_, State> {
+    pub(super) fn state(&self) -> MutexGuard<'_, State> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -116,6 +125,18 @@ fn paginate<T: Clone>(
 }
 
 impl State {
+    /// The unrevoked key with this hash and its team.
+    pub(super) fn key_and_team(&self, key_hash: &[u8; 32]) -> Option<(ApiKey, Team)> {
+        self.keys
+            .iter()
+            .find(|(key, hash)| hash == key_hash && key.revoked_at.is_none())
+            .and_then(|(key, _)| {
+                self.teams
+                    .get(&key.team_id)
+                    .map(|team| (key.clone(), team.clone()))
+            })
+    }
+
     fn template(&self, team: TeamId, id: TemplateId) -> DomainResult<&Template> {
         self.templates
             .iter()
@@ -179,7 +200,11 @@ impl TemplateStore for InMemoryStore {
 
     async fn insert_template(&self, template: &Template) -> DomainResult<()> {
         let mut state = self.state();
-        if state.templates.iter().any(|(t, _)| t.id == template.id) {
+        if state
+            .templates
+            .iter()
+            .any(|(t, _)| t.team_id == template.team_id && t.id == template.id)
+        {
             return Err(DomainError::Conflict("the template exists already".into()));
         }
         state.templates.push((template.clone(), false));
@@ -195,7 +220,11 @@ impl TemplateStore for InMemoryStore {
         let mut state = self.state();
         let current = state.template(team, id)?.clone();
         let next = decide(current)?;
-        if let Some((slot, _)) = state.templates.iter_mut().find(|(t, _)| t.id == id) {
+        if let Some((slot, _)) = state
+            .templates
+            .iter_mut()
+            .find(|(t, _)| t.team_id == team && t.id == id)
+        {
             *slot = next.clone();
         }
         Ok(next)
@@ -230,7 +259,9 @@ impl RunStore for InMemoryStore {
             return Err(DomainError::NotFound(Resource::Template));
         }
         state.runs.push(new_run.run.clone());
-        state.tasks.insert(new_run.run.id, new_run.tasks.clone());
+        state
+            .tasks
+            .insert((new_run.run.team_id, new_run.run.id), new_run.tasks.clone());
         state.append(&new_run.events);
         Ok(())
     }
@@ -268,7 +299,7 @@ impl RunStore for InMemoryStore {
         let state = self.state();
         state.run_index(team, run)?;
         paginate(
-            state.tasks.get(&run).map_or(&[][..], Vec::as_slice),
+            state.tasks.get(&(team, run)).map_or(&[][..], Vec::as_slice),
             page,
             |t| t.id.as_uuid(),
         )
@@ -279,7 +310,7 @@ impl RunStore for InMemoryStore {
         state.run_index(team, run)?;
         state
             .tasks
-            .get(&run)
+            .get(&(team, run))
             .and_then(|tasks| tasks.iter().find(|t| t.id == task))
             .cloned()
             .ok_or(DomainError::NotFound(Resource::Task))
@@ -294,14 +325,15 @@ impl RunStore for InMemoryStore {
     ) -> DomainResult<TaskChange> {
         let mut state = self.state();
         let run_index = state.run_index(team, run)?;
+        let key = (team, run);
         let task_index = state
             .tasks
-            .get(&run)
+            .get(&key)
             .and_then(|tasks| tasks.iter().position(|t| t.id == task))
             .ok_or(DomainError::NotFound(Resource::Task))?;
-        let change = decide(&state.runs[run_index], &state.tasks[&run][task_index])?;
+        let change = decide(&state.runs[run_index], &state.tasks[&key][task_index])?;
         state.runs[run_index] = change.run.clone();
-        if let Some(tasks) = state.tasks.get_mut(&run) {
+        if let Some(tasks) = state.tasks.get_mut(&key) {
             tasks[task_index] = change.task.clone();
         }
         state.append(&change.events);
@@ -311,7 +343,7 @@ impl RunStore for InMemoryStore {
     async fn get_share(&self, team: TeamId, run: RunId) -> DomainResult<Option<Share>> {
         let state = self.state();
         state.run_index(team, run)?;
-        Ok(state.shares.get(&run).cloned())
+        Ok(state.shares.get(&(team, run)).cloned())
     }
 
     async fn share_run(
@@ -322,9 +354,9 @@ impl RunStore for InMemoryStore {
     ) -> DomainResult<ShareChange> {
         let mut state = self.state();
         let index = state.run_index(team, run)?;
-        let change = decide(&state.runs[index], state.shares.get(&run))?;
+        let change = decide(&state.runs[index], state.shares.get(&(team, run)))?;
         state.runs[index] = change.run.clone();
-        state.shares.insert(run, change.share.clone());
+        state.shares.insert((team, run), change.share.clone());
         state.append(&change.events);
         Ok(change)
     }
@@ -337,7 +369,7 @@ impl RunStore for InMemoryStore {
     ) -> DomainResult<Run> {
         let mut state = self.state();
         let index = state.run_index(team, run)?;
-        state.shares.remove(&run);
+        state.shares.remove(&(team, run));
         let record = &mut state.runs[index];
         if record.is_shared {
             record.is_shared = false;
@@ -348,12 +380,13 @@ impl RunStore for InMemoryStore {
 
     async fn find_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<Run> {
         let state = self.state();
+        // The token is the capability: whichever team's run it opens.
         state
             .shares
-            .get(&run)
-            .filter(|share| &share.token == token)
-            .and_then(|_| state.runs.iter().find(|r| r.id == run))
-            .cloned()
+            .iter()
+            .find(|((_, shared), share)| *shared == run && &share.token == token)
+            .and_then(|((team, _), _)| state.run_index(*team, run).ok())
+            .map(|index| state.runs[index].clone())
             .ok_or(DomainError::NotFound(Resource::Run))
     }
 }
@@ -361,17 +394,7 @@ impl RunStore for InMemoryStore {
 #[async_trait]
 impl TeamStore for InMemoryStore {
     async fn find_api_key(&self, key_hash: &[u8; 32]) -> DomainResult<Option<(ApiKey, Team)>> {
-        let state = self.state();
-        Ok(state
-            .keys
-            .iter()
-            .find(|(key, hash)| hash == key_hash && key.revoked_at.is_none())
-            .and_then(|(key, _)| {
-                state
-                    .teams
-                    .get(&key.team_id)
-                    .map(|team| (key.clone(), team.clone()))
-            }))
+        Ok(self.state().key_and_team(key_hash))
     }
 
     async fn get_team(&self, team: TeamId) -> DomainResult<Team> {

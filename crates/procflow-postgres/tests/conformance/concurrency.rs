@@ -3,17 +3,20 @@
 use std::sync::Arc;
 
 use procflow_domain::event::EventPayload;
-use procflow_domain::ports::RunStore;
 use procflow_domain::run::{ElementWrite, RunStatus};
 use procflow_domain::service::UpdateTask;
 use procflow_domain::values::{Limit, PageRequest};
 use serde_json::json;
 
-use super::support::{env, events, published, sized_document, start};
+use super::env::{Env, conformance_test};
+use super::support::{published, sized_document, start};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn fifty_concurrent_completions_complete_the_run_once() {
-    let env = Arc::new(env().await);
+conformance_test!(
+    fifty_concurrent_completions_complete_the_run_once,
+    worker_threads = 4
+);
+async fn fifty_concurrent_completions_complete_the_run_once(env: Env) {
+    let env = Arc::new(env);
     let template = published(&env, &env.team, sized_document(50, 1)).await;
     let run = env
         .procflow
@@ -63,7 +66,7 @@ async fn fifty_concurrent_completions_complete_the_run_once() {
         (done.status(), done.open_tasks()),
         (RunStatus::Completed, 0)
     );
-    let all = events(&env.store).await;
+    let all = env.events().await;
     let completed_runs = all
         .iter()
         .filter(|e| matches!(e.payload, EventPayload::RunCompleted { .. }))
@@ -75,9 +78,12 @@ async fn fifty_concurrent_completions_complete_the_run_once() {
     assert_eq!((completed_runs, completed_tasks), (1, 50));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn concurrent_patches_of_one_task_lose_nothing() {
-    let env = Arc::new(env().await);
+conformance_test!(
+    concurrent_patches_of_one_task_lose_nothing,
+    worker_threads = 4
+);
+async fn concurrent_patches_of_one_task_lose_nothing(env: Env) {
+    let env = Arc::new(env);
     let template = published(&env, &env.team, sized_document(1, 30)).await;
     let run = env
         .procflow

@@ -1,17 +1,15 @@
 //! `IdempotencyStore`: a key is claimed once, replays its response, refuses another request,
 //! is released on abandon, expires after its TTL, belongs to one team, and exactly one of
 //! many concurrent claims wins, across instances.
-#![allow(clippy::unwrap_used, reason = "helpers of a test fail loudly")]
 
 use std::sync::Arc;
 
 use procflow_domain::ids::TeamId;
-use procflow_domain::ports::{IdempotencyBegin, IdempotencyStore, StoredResponse};
-use procflow_postgres::{PgStore, PoolConfig};
+use procflow_domain::ports::{IdempotencyBegin, StoredResponse};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 
-use super::support::env;
+use super::env::{Env, Store, conformance_test};
 
 const T0: OffsetDateTime = datetime!(2026-03-01 9:00 UTC);
 const TTL: Duration = Duration::hours(24);
@@ -19,7 +17,7 @@ const FIRST: [u8; 32] = [1; 32];
 const SECOND: [u8; 32] = [2; 32];
 
 async fn begin(
-    store: &PgStore,
+    store: &Arc<dyn Store>,
     team: TeamId,
     key: &str,
     hash: &[u8; 32],
@@ -35,9 +33,8 @@ fn created(body: &str) -> StoredResponse {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_finished_request_is_replayed_to_the_same_request() {
-    let env = env().await;
+conformance_test!(a_finished_request_is_replayed_to_the_same_request);
+async fn a_finished_request_is_replayed_to_the_same_request(env: Env) {
     let (store, team) = (&env.store, env.team.id);
 
     assert_eq!(
@@ -57,9 +54,8 @@ async fn a_finished_request_is_replayed_to_the_same_request() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_error_response_is_kept_and_replayed_with_its_status() {
-    let env = env().await;
+conformance_test!(an_error_response_is_kept_and_replayed_with_its_status);
+async fn an_error_response_is_kept_and_replayed_with_its_status(env: Env) {
     let (store, team) = (&env.store, env.team.id);
     let refused = StoredResponse {
         status: 400,
@@ -77,9 +73,8 @@ async fn an_error_response_is_kept_and_replayed_with_its_status() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_same_key_with_another_request_is_a_mismatch_in_flight_or_finished() {
-    let env = env().await;
+conformance_test!(the_same_key_with_another_request_is_a_mismatch_in_flight_or_finished);
+async fn the_same_key_with_another_request_is_a_mismatch_in_flight_or_finished(env: Env) {
     let (store, team) = (&env.store, env.team.id);
 
     assert_eq!(
@@ -102,9 +97,8 @@ async fn the_same_key_with_another_request_is_a_mismatch_in_flight_or_finished()
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_key_whose_request_is_running_is_in_flight() {
-    let env = env().await;
+conformance_test!(a_key_whose_request_is_running_is_in_flight);
+async fn a_key_whose_request_is_running_is_in_flight(env: Env) {
     let (store, team) = (&env.store, env.team.id);
 
     assert_eq!(
@@ -117,9 +111,8 @@ async fn a_key_whose_request_is_running_is_in_flight() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_abandoned_key_starts_again_and_any_request_may_claim_it() {
-    let env = env().await;
+conformance_test!(an_abandoned_key_starts_again_and_any_request_may_claim_it);
+async fn an_abandoned_key_starts_again_and_any_request_may_claim_it(env: Env) {
     let (store, team) = (&env.store, env.team.id);
 
     assert_eq!(
@@ -138,9 +131,8 @@ async fn an_abandoned_key_starts_again_and_any_request_may_claim_it() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn abandon_does_not_release_a_finished_key() {
-    let env = env().await;
+conformance_test!(abandon_does_not_release_a_finished_key);
+async fn abandon_does_not_release_a_finished_key(env: Env) {
     let (store, team) = (&env.store, env.team.id);
 
     assert_eq!(
@@ -155,9 +147,8 @@ async fn abandon_does_not_release_a_finished_key() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_record_older_than_the_ttl_counts_as_absent() {
-    let env = env().await;
+conformance_test!(a_record_older_than_the_ttl_counts_as_absent);
+async fn a_record_older_than_the_ttl_counts_as_absent(env: Env) {
     let (store, team) = (&env.store, env.team.id);
 
     assert_eq!(
@@ -208,9 +199,8 @@ async fn a_record_older_than_the_ttl_counts_as_absent() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_teams_with_the_same_key_are_independent() {
-    let env = env().await;
+conformance_test!(two_teams_with_the_same_key_are_independent);
+async fn two_teams_with_the_same_key_are_independent(env: Env) {
     let (store, team, other) = (&env.store, env.team.id, env.other.id);
 
     assert_eq!(
@@ -235,21 +225,13 @@ async fn two_teams_with_the_same_key_are_independent() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn of_50_concurrent_begins_from_two_instances_exactly_one_starts() {
-    let env = env().await;
+conformance_test!(
+    of_50_concurrent_begins_from_two_instances_exactly_one_starts,
+    worker_threads = 4
+);
+async fn of_50_concurrent_begins_from_two_instances_exactly_one_starts(env: Env) {
     let team = env.team.id;
-    let instances: Vec<Arc<PgStore>> = (0..2)
-        .map(|_| {
-            Arc::new(
-                PgStore::new(&PoolConfig {
-                    max_size: 25,
-                    ..PoolConfig::new(env.db.url())
-                })
-                .unwrap(),
-            )
-        })
-        .collect();
+    let instances = [0, 1].map(|_| env.another_instance(25));
 
     // A fresh key, then the same key again once its record expired: both races have one winner.
     for now in [T0, T0 + TTL + Duration::seconds(1)] {

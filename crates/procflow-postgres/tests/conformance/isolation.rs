@@ -1,19 +1,22 @@
 //! Tenant isolation: every read and write with another team's id finds nothing and changes
-//! nothing.
+//! nothing, and two teams' records with the same id are two records.
+
+use std::sync::Mutex;
 
 use procflow_domain::error::{DomainError, Resource};
-use procflow_domain::ports::{RunStore, TemplateStore};
-use procflow_domain::run::RunFilter;
+use procflow_domain::ports::IdGenerator;
+use procflow_domain::run::{Run, RunFilter, StartRun};
 use procflow_domain::service::UpdateTask;
 use procflow_domain::sharing::Invitation;
-use procflow_domain::template::TemplateDocument;
-use procflow_domain::values::PageRequest;
+use procflow_domain::template::{Template, TemplateDocument};
+use procflow_domain::values::{PageRequest, ShareToken};
+use uuid::Uuid;
 
-use super::support::{Started, document, env, events, start, started};
+use super::env::{Env, conformance_test};
+use super::support::{Started, V7Ids, document, published, start, started};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn another_team_finds_nothing_and_changes_nothing() {
-    let env = env().await;
+conformance_test!(another_team_finds_nothing_and_changes_nothing);
+async fn another_team_finds_nothing_and_changes_nothing(env: Env) {
     let Started { template, run, .. } = started(&env).await;
     env.procflow
         .invite_guest(&env.team, run.id, Invitation::default())
@@ -25,7 +28,7 @@ async fn another_team_finds_nothing_and_changes_nothing() {
         .await
         .unwrap()
         .items;
-    events(&env.store).await;
+    env.events().await;
     let (them, page) = (&env.other, PageRequest::default());
     let no_template = DomainError::NotFound(Resource::Template);
     let no_run = DomainError::NotFound(Resource::Run);
@@ -153,5 +156,112 @@ async fn another_team_finds_nothing_and_changes_nothing() {
             .items,
         tasks
     );
-    assert!(events(&env.store).await.is_empty());
+    assert!(env.events().await.is_empty());
+}
+
+conformance_test!(records_of_two_teams_with_the_same_ids_stay_apart);
+async fn records_of_two_teams_with_the_same_ids_stay_apart(env: Env) {
+    // Ids are unique in practice, but a record is its team's: another team's template or run
+    // with the same id is neither in the way nor touched, nor found through the other team.
+    let theirs = published(&env, &env.other, document()).await;
+    let their_run = env
+        .procflow
+        .create_run(&env.other, start(&theirs))
+        .await
+        .unwrap();
+    let their_tasks = env
+        .store
+        .list_tasks(env.other.id, their_run.id, PageRequest::default())
+        .await
+        .unwrap()
+        .items;
+
+    let ours = Template {
+        team_id: env.team.id,
+        ..theirs.clone()
+    };
+    env.store.insert_template(&ours).await.unwrap();
+    let ids = ReusedId(Mutex::new(Some(their_run.id.as_uuid())));
+    let start_ours = StartRun {
+        template: &ours,
+        title: None,
+        due_date: None,
+        runner: None,
+        timezone: "UTC".into(),
+        prefill: Vec::new(),
+    };
+    let new_run = Run::start(start_ours, &ids, env.clock_now()).unwrap();
+    assert_eq!(
+        new_run.run.id, their_run.id,
+        "the same run id in both teams"
+    );
+    env.store.create_run(&new_run).await.unwrap();
+    let run = new_run.run.id;
+
+    // Change everything of ours.
+    let complete = UpdateTask {
+        completed: Some(true),
+        ..UpdateTask::default()
+    };
+    env.procflow
+        .update_task(&env.team, run, new_run.tasks[0].id, complete)
+        .await
+        .unwrap();
+    let shared = env
+        .procflow
+        .invite_guest(&env.team, run, Invitation::default())
+        .await
+        .unwrap();
+    let opened = env
+        .store
+        .find_shared_run(run, &shared.share.token)
+        .await
+        .unwrap();
+    assert_eq!(opened.team_id, env.team.id);
+    env.procflow
+        .publish_template(&env.team, ours.id, false)
+        .await
+        .unwrap();
+    env.procflow
+        .archive_template(&env.team, ours.id)
+        .await
+        .unwrap();
+
+    // Theirs is as it was.
+    assert_eq!(
+        env.store
+            .get_template(env.other.id, theirs.id)
+            .await
+            .unwrap(),
+        theirs
+    );
+    assert_eq!(
+        env.store.get_run(env.other.id, run).await.unwrap(),
+        their_run
+    );
+    assert_eq!(
+        env.store
+            .list_tasks(env.other.id, run, PageRequest::default())
+            .await
+            .unwrap()
+            .items,
+        their_tasks
+    );
+    assert_eq!(env.store.get_share(env.other.id, run).await.unwrap(), None);
+    let ours_now = env.store.get_run(env.team.id, run).await.unwrap();
+    assert_eq!((ours_now.open_tasks(), ours_now.is_shared), (2, true));
+}
+
+/// Hands out a given id first, then UUIDv7s: to start a run whose id another team's run has.
+struct ReusedId(Mutex<Option<Uuid>>);
+
+impl IdGenerator for ReusedId {
+    fn new_id(&self) -> Uuid {
+        let reused = self.0.lock().unwrap().take();
+        reused.unwrap_or_else(|| V7Ids.new_id())
+    }
+
+    fn share_token(&self) -> ShareToken {
+        V7Ids.share_token()
+    }
 }

@@ -1,10 +1,10 @@
 //! Migrations are reversible: every `down.sql` undoes its `up.sql` (`diesel migration redo`).
 
-use super::support::database;
+use procflow_postgres::testing::migrated_database;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_migration_reverts_and_applies_again() {
-    let db = database().await;
+    let db = migrated_database().await;
     let reverted = procflow_postgres::revert_all(db.url()).await.unwrap();
     let embedded = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../../migrations"))
         .unwrap()

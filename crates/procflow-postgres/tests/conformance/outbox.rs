@@ -1,14 +1,13 @@
 //! `Outbox`: leases, completion and retries; two workers never hold the same event.
 
-use procflow_domain::ports::Outbox;
-use procflow_postgres::{PgStore, PoolConfig};
+use procflow_postgres::PoolConfig;
 use time::Duration;
 
-use super::support::{document, env, published, start};
+use super::env::{Env, conformance_test};
+use super::support::{document, published, start};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_leased_event_is_not_handed_out_again_until_its_lease_runs_out() {
-    let env = env().await;
+conformance_test!(a_leased_event_is_not_handed_out_again_until_its_lease_runs_out);
+async fn a_leased_event_is_not_handed_out_again_until_its_lease_runs_out(env: Env) {
     let template = published(&env, &env.team, document()).await;
     env.procflow
         .create_run(&env.team, start(&template))
@@ -49,9 +48,8 @@ async fn a_leased_event_is_not_handed_out_again_until_its_lease_runs_out() {
     assert!(env.store.claim(10, far, far).await.unwrap().is_empty());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn concurrent_claims_never_share_an_event() {
-    let env = env().await;
+conformance_test!(concurrent_claims_never_share_an_event);
+async fn concurrent_claims_never_share_an_event(env: Env) {
     let template = published(&env, &env.team, document()).await;
     for _ in 0..40 {
         env.procflow
@@ -59,7 +57,7 @@ async fn concurrent_claims_never_share_an_event() {
             .await
             .unwrap();
     }
-    let second = PgStore::new(&PoolConfig::new(env.db.url())).unwrap();
+    let second = env.another_instance(PoolConfig::DEFAULT_MAX_SIZE.into());
     let now = env.clock_now();
     let lease = now + Duration::minutes(1);
     let (a, b) = tokio::join!(

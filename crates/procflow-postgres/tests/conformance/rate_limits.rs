@@ -1,7 +1,6 @@
 //! `RateLimiter`: the key found by its hash as `find_api_key` finds it, and a rolling window per
 //! key, exact across instances, refusals and inactive teams not counted, one statement per
-//! call, bounded state; and `HealthCheck`.
-#![allow(clippy::unwrap_used, reason = "helpers of a test fail loudly")]
+//! call (PostgreSQL), bounded state; and `HealthCheck` (PostgreSQL).
 
 use std::sync::Arc;
 
@@ -9,14 +8,13 @@ use diesel::QueryableByName;
 use diesel::sql_types::Integer;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use procflow_domain::ids::{ApiKeyId, UserId};
-use procflow_domain::ports::{Admission, HealthCheck, RateDecision, RateLimiter, TeamStore};
+use procflow_domain::ports::{Admission, HealthCheck, RateDecision};
 use procflow_domain::team::{ApiKey, Subscription, Team};
-use procflow_postgres::{PgStore, PoolConfig};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
-use super::support::{Env, env};
+use super::env::{Backend, Env, Store, conformance_test};
 
 const T0: OffsetDateTime = datetime!(2026-03-01 9:00 UTC);
 const MINUTE: Duration = Duration::seconds(60);
@@ -52,12 +50,17 @@ fn at(seconds: f64) -> OffsetDateTime {
 }
 
 /// The rate decision of admitting a request of `key`, a known key of an active team.
-async fn hit(store: &PgStore, key: TestKey, now: OffsetDateTime, limit: u32) -> RateDecision {
+async fn hit(
+    store: &Arc<dyn Store>,
+    key: TestKey,
+    now: OffsetDateTime,
+    limit: u32,
+) -> RateDecision {
     admit(store, key, now, limit).await.unwrap().rate.unwrap()
 }
 
 async fn admit(
-    store: &PgStore,
+    store: &Arc<dyn Store>,
     key: TestKey,
     now: OffsetDateTime,
     limit: u32,
@@ -81,9 +84,8 @@ fn refused(reset_at: OffsetDateTime) -> RateDecision {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_key_is_refused_after_limit_hits_until_its_oldest_hit_leaves_the_window() {
-    let env = env().await;
+conformance_test!(a_key_is_refused_after_limit_hits_until_its_oldest_hit_leaves_the_window);
+async fn a_key_is_refused_after_limit_hits_until_its_oldest_hit_leaves_the_window(env: Env) {
     let key = api_key(&env, &env.team, 1).await;
     let store = &env.store;
 
@@ -103,9 +105,8 @@ async fn a_key_is_refused_after_limit_hits_until_its_oldest_hit_leaves_the_windo
     assert_eq!(hit(store, key, at(600.0), 3).await, accepted(2, at(660.0)));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_window_rolls_rather_than_resetting_on_a_fixed_boundary() {
-    let env = env().await;
+conformance_test!(the_window_rolls_rather_than_resetting_on_a_fixed_boundary);
+async fn the_window_rolls_rather_than_resetting_on_a_fixed_boundary(env: Env) {
     let key = api_key(&env, &env.team, 1).await;
     let store = &env.store;
 
@@ -123,9 +124,8 @@ async fn the_window_rolls_rather_than_resetting_on_a_fixed_boundary() {
     assert_eq!(hit(store, key, at(61.0), 5).await, refused(at(90.0)));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn refused_requests_are_not_counted() {
-    let env = env().await;
+conformance_test!(refused_requests_are_not_counted);
+async fn refused_requests_are_not_counted(env: Env) {
     let key = api_key(&env, &env.team, 1).await;
     let store = &env.store;
 
@@ -141,9 +141,8 @@ async fn refused_requests_are_not_counted() {
     assert_eq!(hit(store, key, at(60.0), 2).await, accepted(0, at(120.0)));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn keys_are_independent_and_another_teams_key_with_the_same_id_touches_nothing() {
-    let env = env().await;
+conformance_test!(keys_are_independent_and_another_teams_key_with_the_same_id_touches_nothing);
+async fn keys_are_independent_and_another_teams_key_with_the_same_id_touches_nothing(env: Env) {
     let first = api_key(&env, &env.team, 1).await;
     let second = api_key(&env, &env.team, 2).await;
     let foreign = api_key(&env, &env.other, 1).await;
@@ -167,19 +166,13 @@ async fn keys_are_independent_and_another_teams_key_with_the_same_id_touches_not
     assert_eq!(hit(store, second, at(5.0), 3).await, accepted(1, at(61.0)));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn of_120_concurrent_hits_from_two_instances_exactly_the_limit_are_accepted() {
-    let env = env().await;
+conformance_test!(
+    of_120_concurrent_hits_from_two_instances_exactly_the_limit_are_accepted,
+    worker_threads = 4
+);
+async fn of_120_concurrent_hits_from_two_instances_exactly_the_limit_are_accepted(env: Env) {
     let key = api_key(&env, &env.team, 1).await;
-    let instances = [0, 1].map(|_| {
-        Arc::new(
-            PgStore::new(&PoolConfig {
-                max_size: 30,
-                ..PoolConfig::new(env.db.url())
-            })
-            .unwrap(),
-        )
-    });
+    let instances = [0, 1].map(|_| env.another_instance(30));
 
     // First at 0 s, when the key has no row yet (the calls race to create it), then at 60 s,
     // when the row exists and every hit of 0 s has left the window.
@@ -211,15 +204,17 @@ async fn of_120_concurrent_hits_from_two_instances_exactly_the_limit_are_accepte
     }
 }
 
+// PostgreSQL only: it counts statements.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_admission_key_lookup_included_is_one_statement_from_the_first_request_on() {
-    let env = env().await;
+    let env = Env::postgres().await;
+    let statements = &env.pg().statements;
     let key = api_key(&env, &env.team, 1).await;
     for (now, allowed) in [(0.0, true), (1.0, true), (2.0, false), (60.0, true)] {
-        let before = env.statements.get();
+        let before = statements.get();
         assert_eq!(hit(&env.store, key, at(now), 2).await.allowed, allowed);
         assert_eq!(
-            env.statements.get() - before,
+            statements.get() - before,
             1,
             "statements of the admission at {now} s"
         );
@@ -232,9 +227,8 @@ struct Stored {
     hits: i32,
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_key_keeps_at_most_limit_hits_and_a_lowered_limit_applies_at_once() {
-    let env = env().await;
+conformance_test!(a_key_keeps_at_most_limit_hits_and_a_lowered_limit_applies_at_once);
+async fn a_key_keeps_at_most_limit_hits_and_a_lowered_limit_applies_at_once(env: Env) {
     let key = api_key(&env, &env.team, 1).await;
     let store = &env.store;
     for second in 0..300 {
@@ -249,17 +243,15 @@ async fn a_key_keeps_at_most_limit_hits_and_a_lowered_limit_applies_at_once() {
     assert_eq!(hit(store, key, at(303.0), 2).await, accepted(0, at(304.0)));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_limit_of_zero_refuses_everything() {
-    let env = env().await;
+conformance_test!(a_limit_of_zero_refuses_everything);
+async fn a_limit_of_zero_refuses_everything(env: Env) {
     let key = api_key(&env, &env.team, 1).await;
     assert_eq!(hit(&env.store, key, at(0.0), 0).await, refused(at(60.0)));
     assert_eq!(hit(&env.store, key, at(5.0), 0).await, refused(at(65.0)));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_admission_finds_the_key_and_team_find_api_key_finds() {
-    let env = env().await;
+conformance_test!(an_admission_finds_the_key_and_team_find_api_key_finds);
+async fn an_admission_finds_the_key_and_team_find_api_key_finds(env: Env) {
     let key = api_key(&env, &env.other, 3).await;
     let admitted = admit(&env.store, key, at(0.0), 5).await.unwrap();
     let found = env.store.find_api_key(&key.hash).await.unwrap().unwrap();
@@ -269,9 +261,8 @@ async fn an_admission_finds_the_key_and_team_find_api_key_finds() {
     assert_eq!(admitted.rate, Some(accepted(4, at(60.0))));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unknown_key_is_not_admitted_and_nothing_is_written() {
-    let env = env().await;
+conformance_test!(an_unknown_key_is_not_admitted_and_nothing_is_written);
+async fn an_unknown_key_is_not_admitted_and_nothing_is_written(env: Env) {
     let known = api_key(&env, &env.team, 1).await;
     let unknown = TestKey {
         hash: [9; 32],
@@ -281,9 +272,8 @@ async fn an_unknown_key_is_not_admitted_and_nothing_is_written() {
     assert_eq!(stored_rows(&env).await, 0);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_revoked_key_is_not_admitted_and_no_longer_counted() {
-    let env = env().await;
+conformance_test!(a_revoked_key_is_not_admitted_and_no_longer_counted);
+async fn a_revoked_key_is_not_admitted_and_no_longer_counted(env: Env) {
     let key = api_key(&env, &env.team, 1).await;
     assert!(hit(&env.store, key, at(0.0), 5).await.allowed);
     env.store
@@ -298,9 +288,8 @@ async fn a_revoked_key_is_not_admitted_and_no_longer_counted() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_inactive_teams_key_is_found_but_its_requests_are_not_counted() {
-    let env = env().await;
+conformance_test!(an_inactive_teams_key_is_found_but_its_requests_are_not_counted);
+async fn an_inactive_teams_key_is_found_but_its_requests_are_not_counted(env: Env) {
     let key = api_key(&env, &env.team, 1).await;
     assert!(hit(&env.store, key, at(0.0), 2).await.allowed);
     env.store
@@ -326,30 +315,42 @@ async fn an_inactive_teams_key_is_found_but_its_requests_are_not_counted() {
     );
 }
 
-/// Rows in `rate_limits`.
-async fn stored_rows(env: &Env) -> i32 {
-    let mut conn = AsyncPgConnection::establish(env.db.url()).await.unwrap();
-    diesel::sql_query("SELECT count(*)::int AS hits FROM rate_limits")
-        .load::<Stored>(&mut conn)
-        .await
-        .unwrap()[0]
-        .hits
+/// Keys with rate-limit state: rows in `rate_limits`, logs in memory.
+async fn stored_rows(env: &Env) -> usize {
+    match &env.backend {
+        Backend::Postgres(pg) => {
+            let mut conn = AsyncPgConnection::establish(pg.db.url()).await.unwrap();
+            let rows = diesel::sql_query("SELECT count(*)::int AS hits FROM rate_limits")
+                .load::<Stored>(&mut conn)
+                .await
+                .unwrap()[0]
+                .hits;
+            usize::try_from(rows).unwrap()
+        }
+        Backend::Memory(store) => store.rate_limit_logs().len(),
+    }
 }
 
-/// The number of hits each `rate_limits` row holds.
-async fn stored_hits(env: &Env) -> Vec<i32> {
-    let mut conn = AsyncPgConnection::establish(env.db.url()).await.unwrap();
-    diesel::sql_query("SELECT cardinality(hits) AS hits FROM rate_limits")
-        .load::<Stored>(&mut conn)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|row| row.hits)
-        .collect()
+/// The number of hits each key's rate-limit state holds (each `rate_limits` row).
+async fn stored_hits(env: &Env) -> Vec<usize> {
+    match &env.backend {
+        Backend::Postgres(pg) => {
+            let mut conn = AsyncPgConnection::establish(pg.db.url()).await.unwrap();
+            diesel::sql_query("SELECT cardinality(hits) AS hits FROM rate_limits")
+                .load::<Stored>(&mut conn)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|row| usize::try_from(row.hits).unwrap())
+                .collect()
+        }
+        Backend::Memory(store) => store.rate_limit_logs(),
+    }
 }
 
+// PostgreSQL only: the in-memory store has no health to check.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_health_check_answers_ok() {
-    let env = env().await;
-    HealthCheck::ping(&env.store).await.unwrap();
+    let env = Env::postgres().await;
+    HealthCheck::ping(&env.pg().store).await.unwrap();
 }

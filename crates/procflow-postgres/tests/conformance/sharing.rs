@@ -1,15 +1,14 @@
 //! Sharing through `RunStore`: the share, the one guest, and the link's token.
 
 use procflow_domain::error::{DomainError, Resource};
-use procflow_domain::ports::RunStore;
 use procflow_domain::sharing::Invitation;
 use procflow_domain::values::ShareToken;
 
-use super::support::{Started, env, events, started};
+use super::env::{Env, conformance_test};
+use super::support::{Started, started};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn inviting_shares_the_run_and_records_one_guest() {
-    let env = env().await;
+conformance_test!(inviting_shares_the_run_and_records_one_guest);
+async fn inviting_shares_the_run_and_records_one_guest(env: Env) {
     let Started { run, .. } = started(&env).await;
     assert_eq!(
         env.store.get_share(env.team.id, run.id).await.unwrap(),
@@ -82,7 +81,8 @@ async fn inviting_shares_the_run_and_records_one_guest() {
             .unwrap_err(),
         DomainError::GuestIsTeamMember
     );
-    let invited_events = events(&env.store)
+    let invited_events = env
+        .events()
         .await
         .iter()
         .filter(|e| e.payload.name() == "process_run.guest_invited")
@@ -90,9 +90,8 @@ async fn inviting_shares_the_run_and_records_one_guest() {
     assert_eq!(invited_events, 2);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_link_opens_the_run_only_with_its_token_and_while_shared() {
-    let env = env().await;
+conformance_test!(the_link_opens_the_run_only_with_its_token_and_while_shared);
+async fn the_link_opens_the_run_only_with_its_token_and_while_shared(env: Env) {
     let Started { template, run, .. } = started(&env).await;
     let shared = env
         .procflow

@@ -1,24 +1,25 @@
 //! Statement counts: creating a run is a fixed number of set-based statements whatever its
 //! size, a task update costs the same on a small and a large run, and reads cost a fixed
-//! number of statements.
+//! number of statements. PostgreSQL only: statements are what these tests count.
 
-use procflow_domain::ports::{RunStore, TemplateStore};
 use procflow_domain::run::RunFilter;
 use procflow_domain::service::UpdateTask;
 use procflow_domain::values::{Cursor, Limit, PageRequest};
 
-use super::support::{Env, V7Ids, env, published, sized_document, start};
+use super::env::Env;
+use super::support::{V7Ids, published, sized_document, start};
 
 /// Statements sent while `work` runs.
 async fn statements<T>(env: &Env, work: impl Future<Output = T>) -> (T, u64) {
-    let before = env.statements.get();
+    let counter = &env.pg().statements;
+    let before = counter.get();
     let out = work.await;
-    (out, env.statements.get() - before)
+    (out, counter.get() - before)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_of_500_tasks_with_5_elements_each_is_created_in_six_statements() {
-    let env = env().await;
+    let env = Env::postgres().await;
     let small = published(&env, &env.team, sized_document(5, 5)).await;
     let large = published(&env, &env.team, sized_document(500, 5)).await;
     let new_run = |template| {
@@ -56,7 +57,7 @@ async fn a_run_of_500_tasks_with_5_elements_each_is_created_in_six_statements() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_update_costs_the_same_on_5_and_on_500_tasks() {
-    let env = env().await;
+    let env = Env::postgres().await;
     let mut counts = Vec::new();
     for size in [5, 500] {
         let template = published(&env, &env.team, sized_document(size, 1)).await;
@@ -91,7 +92,7 @@ async fn a_task_update_costs_the_same_on_5_and_on_500_tasks() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_and_pages_after_a_cursor_are_read_in_two_statements_or_one() {
-    let env = env().await;
+    let env = Env::postgres().await;
     let template = published(&env, &env.team, sized_document(5, 1)).await;
     let mut runs = Vec::new();
     for _ in 0..3 {
@@ -140,7 +141,7 @@ async fn a_run_and_pages_after_a_cursor_are_read_in_two_statements_or_one() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_template_of_1000_tasks_is_written_in_as_many_statements_as_one_of_5() {
-    let env = env().await;
+    let env = Env::postgres().await;
     let mut counts = Vec::new();
     for size in [5, 1_000] {
         let (template, count) =

@@ -1,114 +1,19 @@
-//! Fixtures: a migrated database, a store over it, two teams, and template documents.
-#![allow(clippy::expect_used, reason = "fixtures of a test fail loudly")]
+//! Fixtures: members, template documents, and a started run.
 
-use std::sync::Arc;
-
-use procflow_domain::event::Event;
-use procflow_domain::fakes::{FixedClock, SequentialIds};
-use procflow_domain::ids::{TeamId, UserId};
-use procflow_domain::ports::{IdGenerator, Outbox, RunStore, TeamStore};
+use procflow_domain::ids::UserId;
+use procflow_domain::ports::IdGenerator;
 use procflow_domain::run::{Run, RunTask};
-use procflow_domain::service::{CreateRun, Ports, Procflow};
-use procflow_domain::team::{Member, Role, Subscription, Team};
+use procflow_domain::service::CreateRun;
+use procflow_domain::team::{Member, Role, Team};
 use procflow_domain::template::{Template, TemplateDocument};
 use procflow_domain::values::PageRequest;
 use procflow_domain::values::ShareToken;
-use procflow_postgres::{PgStore, PoolConfig, StatementCounter};
-use procflow_testkit::{TestDatabase, dir_fingerprint};
 use serde_json::{Value, json};
-use time::macros::datetime;
 use uuid::Uuid;
 
-/// A test's world: its database, the store, the service over it, and two teams.
-pub struct Env {
-    pub store: PgStore,
-    pub procflow: Procflow,
-    pub clock: Arc<FixedClock>,
-    pub statements: StatementCounter,
-    /// The team the tests act for; its admin is `admin@a.example`, member `member@a.example`.
-    pub team: Team,
-    /// Another team, for isolation checks.
-    pub other: Team,
-    pub db: TestDatabase,
-}
+use super::env::Env;
 
-impl Env {
-    /// The service clock's current time.
-    pub fn clock_now(&self) -> time::OffsetDateTime {
-        use procflow_domain::ports::Clock;
-        self.clock.now()
-    }
-}
-
-pub async fn database() -> TestDatabase {
-    let migrations = concat!(env!("CARGO_MANIFEST_DIR"), "/../../migrations");
-    let key = format!(
-        "store_{}",
-        dir_fingerprint(migrations).expect("migrations readable")
-    );
-    TestDatabase::create(&key, async |url: &str| {
-        procflow_postgres::migrate(url)
-            .await
-            .map(|_| ())
-            .map_err(Into::into)
-    })
-    .await
-}
-
-pub async fn env() -> Env {
-    let db = database().await;
-    let statements = StatementCounter::default();
-    let store = PgStore::new(&PoolConfig {
-        max_size: 20,
-        statement_counter: Some(statements.clone()),
-        ..PoolConfig::new(db.url())
-    })
-    .expect("pool");
-    let clock = Arc::new(FixedClock::at(datetime!(2026-03-01 9:00 UTC)));
-    let shared = Arc::new(store.clone());
-    let procflow = Procflow::new(Ports {
-        templates: shared.clone(),
-        runs: shared.clone(),
-        teams: shared,
-        clock: clock.clone(),
-        ids: Arc::new(SequentialIds::default()),
-    });
-    let team = create_team(&store, 0xA, "a").await;
-    let other = create_team(&store, 0xB, "b").await;
-    Env {
-        store,
-        procflow,
-        clock,
-        statements,
-        team,
-        other,
-        db,
-    }
-}
-
-async fn create_team(store: &PgStore, n: u128, name: &str) -> Team {
-    let team = Team {
-        id: TeamId::from_uuid(Uuid::from_u128(n << 100)),
-        name: format!("Team {name}"),
-        base_url: format!("https://{name}.example"),
-        timezone: "Europe/Paris".into(),
-        subscription: Subscription::Active,
-        created_at: datetime!(2026-01-01 0:00 UTC),
-    };
-    let admin = member(&team, 1, &format!("admin@{name}.example"), Role::Admin);
-    store.create_team(&team, &admin).await.expect("team");
-    store
-        .add_member(&member(
-            &team,
-            2,
-            &format!("member@{name}.example"),
-            Role::Member,
-        ))
-        .await
-        .expect("member");
-    team
-}
-
+/// Member `n` of `team`: its id is the team's plus `n`.
 pub fn member(team: &Team, n: u128, email: &str, role: Role) -> Member {
     Member {
         id: UserId::from_uuid(Uuid::from_u128(team.id.as_uuid().as_u128() + n)),
@@ -214,19 +119,4 @@ pub async fn started(env: &Env) -> Started {
 
 pub fn start(template: &Template) -> CreateRun {
     CreateRun::of(template.id)
-}
-
-/// Every event appended since the last call, leasing them far into the future.
-pub async fn events(store: &PgStore) -> Vec<Event> {
-    store
-        .claim(
-            100_000,
-            datetime!(2099-01-01 0:00 UTC),
-            datetime!(2100-01-01 0:00 UTC),
-        )
-        .await
-        .expect("claim")
-        .into_iter()
-        .map(|entry| entry.event)
-        .collect()
 }

@@ -2,11 +2,11 @@
 
 use procflow_domain::error::{DomainError, Resource};
 use procflow_domain::ids::{ApiKeyId, TeamId, UserId};
-use procflow_domain::ports::TeamStore;
 use procflow_domain::team::{ApiKey, Role, Subscription};
 use uuid::Uuid;
 
-use super::support::{env, member};
+use super::env::{Env, conformance_test};
+use super::support::member;
 
 fn key(team: TeamId, created_by: UserId, n: u128) -> ApiKey {
     ApiKey {
@@ -24,9 +24,8 @@ fn admin_of(team: TeamId) -> UserId {
     UserId::from_uuid(Uuid::from_u128(team.as_uuid().as_u128() + 1))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_key_finds_its_team_by_hash_until_revoked() {
-    let env = env().await;
+conformance_test!(a_key_finds_its_team_by_hash_until_revoked);
+async fn a_key_finds_its_team_by_hash_until_revoked(env: Env) {
     let record = key(env.team.id, admin_of(env.team.id), 1);
     let hash = [7_u8; 32];
     env.store.insert_api_key(&record, &hash).await.unwrap();
@@ -53,9 +52,8 @@ async fn a_key_finds_its_team_by_hash_until_revoked() {
         .unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_duplicate_key_hash_is_a_conflict() {
-    let env = env().await;
+conformance_test!(a_duplicate_key_hash_is_a_conflict);
+async fn a_duplicate_key_hash_is_a_conflict(env: Env) {
     let hash = [9_u8; 32];
     env.store
         .insert_api_key(&key(env.team.id, admin_of(env.team.id), 1), &hash)
@@ -68,9 +66,8 @@ async fn a_duplicate_key_hash_is_a_conflict() {
     ));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn members_are_found_by_email_ignoring_case_and_unique_per_team() {
-    let env = env().await;
+conformance_test!(members_are_found_by_email_ignoring_case_and_unique_per_team);
+async fn members_are_found_by_email_ignoring_case_and_unique_per_team(env: Env) {
     let email = "ADMIN@a.example".parse().unwrap();
     let admin = env
         .store
@@ -126,9 +123,8 @@ async fn members_are_found_by_email_ignoring_case_and_unique_per_team() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn teams_are_created_once_and_their_subscription_set() {
-    let env = env().await;
+conformance_test!(teams_are_created_once_and_their_subscription_set);
+async fn teams_are_created_once_and_their_subscription_set(env: Env) {
     let admin = member(&env.team, 1, "admin@a.example", Role::Admin);
     assert!(matches!(
         env.store.create_team(&env.team, &admin).await,

@@ -2,18 +2,17 @@
 
 use procflow_domain::error::{DomainError, Resource, ValidationError};
 use procflow_domain::ids::TemplateId;
-use procflow_domain::ports::TemplateStore;
 use procflow_domain::template::TemplateDocument;
 use procflow_domain::values::{Cursor, Limit, PageRequest};
 use serde_json::json;
 use time::Duration;
 use uuid::Uuid;
 
-use super::support::{document, env, published};
+use super::env::{Env, conformance_test};
+use super::support::{document, published};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_template_reads_back_as_written() {
-    let env = env().await;
+conformance_test!(a_template_reads_back_as_written);
+async fn a_template_reads_back_as_written(env: Env) {
     let doc = TemplateDocument::from_json(document()).unwrap();
     let created = env.procflow.create_template(&env.team, doc).await.unwrap();
     let read = env
@@ -27,9 +26,8 @@ async fn a_template_reads_back_as_written() {
     assert_eq!(read.version, 0);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn templates_list_by_creation_in_pages_without_tasks() {
-    let env = env().await;
+conformance_test!(templates_list_by_creation_in_pages_without_tasks);
+async fn templates_list_by_creation_in_pages_without_tasks(env: Env) {
     let mut ids = Vec::new();
     for _ in 0..5 {
         let doc = TemplateDocument::from_json(document()).unwrap();
@@ -65,9 +63,8 @@ async fn templates_list_by_creation_in_pages_without_tasks() {
     assert_eq!(seen, ids);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cursor_naming_no_template_is_refused() {
-    let env = env().await;
+conformance_test!(a_cursor_naming_no_template_is_refused);
+async fn a_cursor_naming_no_template_is_refused(env: Env) {
     let page = PageRequest {
         limit: Limit::default(),
         cursor: Some(Cursor::after(Uuid::now_v7())),
@@ -80,9 +77,8 @@ async fn a_cursor_naming_no_template_is_refused() {
     assert_eq!(refused, DomainError::Validation(Cursor::unknown()));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn template_tasks_list_by_order_after_a_cursor() {
-    let env = env().await;
+conformance_test!(template_tasks_list_by_order_after_a_cursor);
+async fn template_tasks_list_by_order_after_a_cursor(env: Env) {
     let template = published(&env, &env.team, document()).await;
     let first = env
         .store
@@ -119,9 +115,8 @@ async fn template_tasks_list_by_order_after_a_cursor() {
     assert!(!rest.has_more);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn archived_templates_leave_lists_and_gets() {
-    let env = env().await;
+conformance_test!(archived_templates_leave_lists_and_gets);
+async fn archived_templates_leave_lists_and_gets(env: Env) {
     let template = published(&env, &env.team, document()).await;
     env.procflow
         .archive_template(&env.team, template.id)
@@ -157,9 +152,8 @@ async fn archived_templates_leave_lists_and_gets() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn publishing_adds_one_to_the_version_once() {
-    let env = env().await;
+conformance_test!(publishing_adds_one_to_the_version_once);
+async fn publishing_adds_one_to_the_version_once(env: Env) {
     let template = published(&env, &env.team, document()).await;
     assert_eq!((template.is_published, template.version), (true, 1));
     let again = env
@@ -188,9 +182,8 @@ async fn publishing_adds_one_to_the_version_once() {
     assert_eq!(republished.version, 2);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_published_template_cannot_be_replaced_and_a_draft_keeps_given_ids() {
-    let env = env().await;
+conformance_test!(a_published_template_cannot_be_replaced_and_a_draft_keeps_given_ids);
+async fn a_published_template_cannot_be_replaced_and_a_draft_keeps_given_ids(env: Env) {
     let template = published(&env, &env.team, document()).await;
     let replacement = || {
         TemplateDocument::from_json(json!({
@@ -236,9 +229,8 @@ async fn a_published_template_cannot_be_replaced_and_a_draft_keeps_given_ids() {
     assert_eq!(read.sections[0].id, template.sections[0].id);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refused_decision_changes_nothing() {
-    let env = env().await;
+conformance_test!(a_refused_decision_changes_nothing);
+async fn a_refused_decision_changes_nothing(env: Env) {
     let empty = TemplateDocument::from_json(json!({"title": "Empty"})).unwrap();
     let draft = env
         .procflow
@@ -260,17 +252,15 @@ async fn a_refused_decision_changes_nothing() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn inserting_an_existing_template_id_is_a_conflict() {
-    let env = env().await;
+conformance_test!(inserting_an_existing_template_id_is_a_conflict);
+async fn inserting_an_existing_template_id_is_a_conflict(env: Env) {
     let template = published(&env, &env.team, document()).await;
     let refused = env.store.insert_template(&template).await.unwrap_err();
     assert!(matches!(refused, DomainError::Conflict(_)), "{refused:?}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unknown_template_is_not_found() {
-    let env = env().await;
+conformance_test!(an_unknown_template_is_not_found);
+async fn an_unknown_template_is_not_found(env: Env) {
     let unknown = TemplateId::from_uuid(Uuid::now_v7());
     assert_eq!(
         env.store

@@ -5,14 +5,15 @@ use std::collections::HashSet;
 use procflow_domain::ids::{TeamId, TemplateId};
 use procflow_domain::ports::{TeamStore, TemplateStore};
 use procflow_domain::team::Subscription;
+use procflow_postgres::testing::migrated_database;
 use procflow_postgres::{PgStore, PoolConfig};
 use serde_json::json;
 
-use super::support::{admin, database, demo_template, error_code, run, text};
+use super::support::{admin, demo_template, error_code, run, text};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_admin_commands_manage_a_team_from_creation_to_revoked_keys() {
-    let db = database().await;
+    let db = migrated_database().await;
     let admin = admin(&db);
     let store = PgStore::new(&PoolConfig::new(db.url())).unwrap();
 
@@ -222,7 +223,7 @@ async fn the_admin_commands_manage_a_team_from_creation_to_revoked_keys() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_demo_template_imports_publishes_and_has_every_element_type() {
-    let db = database().await;
+    let db = migrated_database().await;
     let admin = admin(&db);
     let store = PgStore::new(&PoolConfig::new(db.url())).unwrap();
     let team = run(
@@ -281,7 +282,7 @@ async fn the_demo_template_imports_publishes_and_has_every_element_type() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn refusals_name_what_is_wrong() {
-    let db = database().await;
+    let db = migrated_database().await;
     let admin = admin(&db);
     let nobody = "0190d3c4-6f1e-7a4b-9c7d-2b1a3e4f5a6b";
 

@@ -6,9 +6,10 @@ use std::net::SocketAddr;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use procflow_postgres::testing::migrated_database;
 use serde_json::Value;
 
-use super::support::{database, get};
+use super::support::get;
 
 fn procflow(database_url: Option<&str>) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_procflow"));
@@ -35,7 +36,7 @@ fn stdout_json(output: &Output) -> Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn commands_print_one_json_object_and_exit_by_outcome() {
-    let db = database().await;
+    let db = migrated_database().await;
 
     let migrated = procflow(Some(db.url())).arg("migrate").output().unwrap();
     assert!(migrated.status.success(), "{migrated:?}");
@@ -120,7 +121,7 @@ fn with_password(url: &str) -> (String, String) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn serve_logs_json_without_secrets_and_stops_with_status_0_on_sigterm() {
-    let db = database().await;
+    let db = migrated_database().await;
     let (url, password) = with_password(db.url());
     let child = procflow(Some(&url))
         .arg("serve")

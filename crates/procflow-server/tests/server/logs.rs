@@ -6,9 +6,10 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use procflow_postgres::testing::migrated_database;
 use serde_json::Value;
 
-use super::support::{admin, database, run, text};
+use super::support::{admin, run, text};
 
 /// A `procflow serve` child, killed if the test fails before it stops.
 struct Serving(Child);
@@ -53,7 +54,7 @@ fn get_with_key(address: SocketAddr, path: &str, key: &str) -> (u16, String, Str
 
 #[tokio::test(flavor = "multi_thread")]
 async fn json_logs_have_one_flat_line_per_request_without_the_key() {
-    let db = database().await;
+    let db = migrated_database().await;
     let admin = admin(&db);
     let team = run(
         &admin,

@@ -2,13 +2,14 @@
 
 use std::net::TcpListener;
 
+use procflow_postgres::testing::migrated_database;
 use procflow_server::ServeConfig;
 
-use super::support::{database, get, url};
+use super::support::{get, url};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_app_starts_on_port_0_and_answers_healthz() {
-    let db = database().await;
+    let db = migrated_database().await;
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();
     let mut config = ServeConfig {

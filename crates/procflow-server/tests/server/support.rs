@@ -1,4 +1,5 @@
-//! Fixtures: a migrated database, admin commands parsed from argv, a raw HTTP GET.
+//! Fixtures: the admin of a test database, admin commands parsed from argv, the demo template,
+//! a raw HTTP GET.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -6,27 +7,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
+use procflow_postgres::testing::TestDatabase;
 use procflow_server::cli::{AdminArgs, AdminCommand, Command};
 use procflow_server::config::DatabaseUrl;
 use procflow_server::{Admin, Cli};
-use procflow_testkit::{TestDatabase, dir_fingerprint};
 use serde_json::Value;
-
-/// A fresh database with every migration applied.
-pub async fn database() -> TestDatabase {
-    let migrations = concat!(env!("CARGO_MANIFEST_DIR"), "/../../migrations");
-    let key = format!(
-        "store_{}",
-        dir_fingerprint(migrations).expect("migrations readable")
-    );
-    TestDatabase::create(&key, async |url: &str| {
-        procflow_postgres::migrate(url)
-            .await
-            .map(|_| ())
-            .map_err(Into::into)
-    })
-    .await
-}
 
 pub fn url(db: &TestDatabase) -> DatabaseUrl {
     db.url().parse().expect("database URL")

@@ -1,0 +1,29 @@
+//! Test support (feature `testing`): a throwaway database with every migration applied, the
+//! one way the tests and examples of procflow get a migrated database.
+
+pub use procflow_testkit::TestDatabase;
+
+/// A fresh database of the test server (see `procflow-testkit`) with every migration of
+/// `migrations/` applied; it is dropped with the value.
+///
+/// It is cloned from a template database migrated once per server and key. The key carries a
+/// fingerprint of `migrations/`, because on a server kept across runs (`DATABASE_URL`) the
+/// template outlives the process: a changed migration must make a new template, not reuse a
+/// stale one.
+///
+/// # Panics
+/// When `migrations/` cannot be read (it is read from the source tree), or as
+/// [`TestDatabase::create`] panics: no server, a failing migration.
+#[expect(
+    clippy::panic,
+    reason = "test support fails loudly rather than skipping a test"
+)]
+pub async fn migrated_database() -> TestDatabase {
+    let migrations = concat!(env!("CARGO_MANIFEST_DIR"), "/../../migrations");
+    let fingerprint = procflow_testkit::dir_fingerprint(migrations)
+        .unwrap_or_else(|err| panic!("procflow-postgres: reading {migrations}: {err}"));
+    TestDatabase::create(&format!("store_{fingerprint}"), async |url: &str| {
+        crate::migrate(url).await.map(|_| ()).map_err(Into::into)
+    })
+    .await
+}

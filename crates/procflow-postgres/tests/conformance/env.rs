@@ -1,0 +1,201 @@
+//! The world of a contract test, on either backend: the store ports, the service over them, a
+//! clock and two teams; and [`conformance_test!`], which runs one test on both backends.
+
+use std::sync::Arc;
+
+use procflow_domain::event::Event;
+use procflow_domain::fakes::{FixedClock, InMemoryStore, SequentialIds};
+use procflow_domain::ids::TeamId;
+use procflow_domain::ports::{
+    Clock, IdempotencyStore, Outbox, RateLimiter, RunStore, TeamStore, TemplateStore,
+};
+use procflow_domain::service::{Ports, Procflow};
+use procflow_domain::team::{Role, Subscription, Team};
+use procflow_postgres::testing::{TestDatabase, migrated_database};
+use procflow_postgres::{PgStore, PoolConfig, StatementCounter};
+use time::OffsetDateTime;
+use time::macros::datetime;
+use uuid::Uuid;
+
+use super::support::member;
+
+/// Runs a contract test on both backends. Put it before an `async fn $name(env: Env)`; it
+/// makes the module `$name` with two tests, `postgres` (on [`Env::postgres`]) and `memory` (on
+/// [`Env::memory`]), so that a fake that parts from `PgStore` fails the test that says how.
+/// `worker_threads` is 2 unless given, as in `conformance_test!(name, worker_threads = 4)`.
+///
+/// The body is a plain function rather than the macro's argument so that rustfmt, clippy and
+/// the editor see it as any other code.
+macro_rules! conformance_test {
+    ($name:ident) => {
+        conformance_test!($name, worker_threads = 2);
+    };
+    ($name:ident, worker_threads = $threads:literal) => {
+        mod $name {
+            use $crate::conformance::env::Env;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = $threads)]
+            async fn postgres() {
+                super::$name(Env::postgres().await).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = $threads)]
+            async fn memory() {
+                super::$name(Env::memory().await).await;
+            }
+        }
+    };
+}
+pub(crate) use conformance_test;
+
+/// Every store port the suite checks, as one backend serves them all.
+pub trait Store:
+    TemplateStore + RunStore + TeamStore + Outbox + RateLimiter + IdempotencyStore
+{
+}
+
+impl<S> Store for S where
+    S: TemplateStore + RunStore + TeamStore + Outbox + RateLimiter + IdempotencyStore
+{
+}
+
+/// The implementation under test, for the few checks that look inside it.
+pub enum Backend {
+    Postgres(Postgres),
+    Memory(Arc<InMemoryStore>),
+}
+
+/// What only the PostgreSQL backend has: the store itself, its statement count, its database.
+pub struct Postgres {
+    pub store: PgStore,
+    pub statements: StatementCounter,
+    pub db: TestDatabase,
+}
+
+/// A test's world.
+pub struct Env {
+    /// The ports under test.
+    pub store: Arc<dyn Store>,
+    /// The service over `store`, with `clock` and sequential ids.
+    pub procflow: Procflow,
+    pub clock: Arc<FixedClock>,
+    /// The team the tests act for; its admin is `admin@a.example`, member `member@a.example`.
+    pub team: Team,
+    /// Another team, for isolation checks.
+    pub other: Team,
+    /// Last, so that the database outlives the pools on it.
+    pub backend: Backend,
+}
+
+impl Env {
+    /// A world on `PgStore`, over a database of its own.
+    pub async fn postgres() -> Env {
+        let db = migrated_database().await;
+        let statements = StatementCounter::default();
+        let store = PgStore::new(&PoolConfig {
+            max_size: 20,
+            statement_counter: Some(statements.clone()),
+            ..PoolConfig::new(db.url())
+        })
+        .expect("pool");
+        let backend = Backend::Postgres(Postgres {
+            store: store.clone(),
+            statements,
+            db,
+        });
+        Self::over(Arc::new(store), backend).await
+    }
+
+    /// A world on the domain's `InMemoryStore`.
+    pub async fn memory() -> Env {
+        let store = Arc::new(InMemoryStore::default());
+        Self::over(store.clone(), Backend::Memory(store)).await
+    }
+
+    async fn over<S: Store + 'static>(store: Arc<S>, backend: Backend) -> Env {
+        let clock = Arc::new(FixedClock::at(datetime!(2026-03-01 9:00 UTC)));
+        let procflow = Procflow::new(Ports {
+            templates: store.clone(),
+            runs: store.clone(),
+            teams: store.clone(),
+            clock: clock.clone(),
+            ids: Arc::new(SequentialIds::default()),
+        });
+        let team = create_team(&*store, 0xA, "a").await;
+        let other = create_team(&*store, 0xB, "b").await;
+        Env {
+            store,
+            procflow,
+            clock,
+            team,
+            other,
+            backend,
+        }
+    }
+
+    /// The PostgreSQL parts, for a test that is about PostgreSQL itself.
+    pub fn pg(&self) -> &Postgres {
+        match &self.backend {
+            Backend::Postgres(pg) => pg,
+            Backend::Memory(_) => panic!("a PostgreSQL-only test runs on Env::postgres()"),
+        }
+    }
+
+    /// The ports as another server instance sees them, sharing this one's data: another pool
+    /// of `max_size` connections on the same database, or the same store in memory.
+    pub fn another_instance(&self, max_size: usize) -> Arc<dyn Store> {
+        match &self.backend {
+            Backend::Postgres(pg) => Arc::new(
+                PgStore::new(&PoolConfig {
+                    max_size,
+                    ..PoolConfig::new(pg.db.url())
+                })
+                .expect("pool"),
+            ),
+            Backend::Memory(store) => store.clone(),
+        }
+    }
+
+    /// The service clock's current time.
+    pub fn clock_now(&self) -> OffsetDateTime {
+        self.clock.now()
+    }
+
+    /// Every event appended since the last call, leasing them far into the future.
+    pub async fn events(&self) -> Vec<Event> {
+        self.store
+            .claim(
+                100_000,
+                datetime!(2099-01-01 0:00 UTC),
+                datetime!(2100-01-01 0:00 UTC),
+            )
+            .await
+            .expect("claim")
+            .into_iter()
+            .map(|entry| entry.event)
+            .collect()
+    }
+}
+
+async fn create_team(store: &dyn TeamStore, n: u128, name: &str) -> Team {
+    let team = Team {
+        id: TeamId::from_uuid(Uuid::from_u128(n << 100)),
+        name: format!("Team {name}"),
+        base_url: format!("https://{name}.example"),
+        timezone: "Europe/Paris".into(),
+        subscription: Subscription::Active,
+        created_at: datetime!(2026-01-01 0:00 UTC),
+    };
+    let admin = member(&team, 1, &format!("admin@{name}.example"), Role::Admin);
+    store.create_team(&team, &admin).await.expect("team");
+    store
+        .add_member(&member(
+            &team,
+            2,
+            &format!("member@{name}.example"),
+            Role::Member,
+        ))
+        .await
+        .expect("member");
+    team
+}

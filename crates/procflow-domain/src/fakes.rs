@@ -7,8 +7,12 @@
 mod clock;
 mod idempotency;
 mod ids;
+mod outbox;
 mod rate_limits;
+mod runs;
 mod store;
+mod teams;
+mod templates;
 
 pub use clock::FixedClock;
 pub use ids::SequentialIds;

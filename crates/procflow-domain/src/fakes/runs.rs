@@ -1,0 +1,156 @@
+//! `RunStore` in memory: runs, their tasks and their sharing.
+
+use async_trait::async_trait;
+use time::OffsetDateTime;
+
+use super::store::{InMemoryStore, paginate};
+use crate::error::{DomainError, DomainResult, Resource};
+use crate::ids::{RunId, TaskId, TeamId};
+use crate::ports::{RunStore, ShareDecision, TaskDecision};
+use crate::run::{NewRun, Run, RunFilter, RunTask, TaskChange};
+use crate::sharing::{Share, ShareChange};
+use crate::values::{Page, PageRequest, ShareToken};
+
+#[async_trait]
+impl RunStore for InMemoryStore {
+    async fn create_run(&self, new_run: &NewRun) -> DomainResult<()> {
+        let mut state = self.state();
+        if !state
+            .templates
+            .iter()
+            .any(|(t, _)| t.id == new_run.run.template_id && t.team_id == new_run.run.team_id)
+        {
+            return Err(DomainError::NotFound(Resource::Template));
+        }
+        state.runs.push(new_run.run.clone());
+        state
+            .tasks
+            .insert((new_run.run.team_id, new_run.run.id), new_run.tasks.clone());
+        state.append(&new_run.events);
+        Ok(())
+    }
+
+    async fn get_run(&self, team: TeamId, id: RunId) -> DomainResult<Run> {
+        let state = self.state();
+        Ok(state.runs[state.run_index(team, id)?].clone())
+    }
+
+    async fn list_runs(
+        &self,
+        team: TeamId,
+        filter: RunFilter,
+        page: PageRequest,
+    ) -> DomainResult<Page<Run>> {
+        let state = self.state();
+        let mut runs: Vec<Run> = state
+            .runs
+            .iter()
+            .filter(|r| r.team_id == team)
+            .filter(|r| filter.template_id.is_none_or(|t| r.template_id == t))
+            .filter(|r| filter.status.is_none_or(|s| r.status() == s))
+            .cloned()
+            .collect();
+        runs.sort_by_key(|r| std::cmp::Reverse(r.id));
+        paginate(&runs, page, |r| r.id.as_uuid())
+    }
+
+    async fn list_tasks(
+        &self,
+        team: TeamId,
+        run: RunId,
+        page: PageRequest,
+    ) -> DomainResult<Page<RunTask>> {
+        let state = self.state();
+        state.run_index(team, run)?;
+        paginate(
+            state.tasks.get(&(team, run)).map_or(&[][..], Vec::as_slice),
+            page,
+            |t| t.id.as_uuid(),
+        )
+    }
+
+    async fn get_task(&self, team: TeamId, run: RunId, task: TaskId) -> DomainResult<RunTask> {
+        let state = self.state();
+        state.run_index(team, run)?;
+        state
+            .tasks
+            .get(&(team, run))
+            .and_then(|tasks| tasks.iter().find(|t| t.id == task))
+            .cloned()
+            .ok_or(DomainError::NotFound(Resource::Task))
+    }
+
+    async fn update_task(
+        &self,
+        team: TeamId,
+        run: RunId,
+        task: TaskId,
+        decide: &TaskDecision<'_>,
+    ) -> DomainResult<TaskChange> {
+        let mut state = self.state();
+        let run_index = state.run_index(team, run)?;
+        let key = (team, run);
+        let task_index = state
+            .tasks
+            .get(&key)
+            .and_then(|tasks| tasks.iter().position(|t| t.id == task))
+            .ok_or(DomainError::NotFound(Resource::Task))?;
+        let change = decide(&state.runs[run_index], &state.tasks[&key][task_index])?;
+        state.runs[run_index] = change.run.clone();
+        if let Some(tasks) = state.tasks.get_mut(&key) {
+            tasks[task_index] = change.task.clone();
+        }
+        state.append(&change.events);
+        Ok(change)
+    }
+
+    async fn get_share(&self, team: TeamId, run: RunId) -> DomainResult<Option<Share>> {
+        let state = self.state();
+        state.run_index(team, run)?;
+        Ok(state.shares.get(&(team, run)).cloned())
+    }
+
+    async fn share_run(
+        &self,
+        team: TeamId,
+        run: RunId,
+        decide: &ShareDecision<'_>,
+    ) -> DomainResult<ShareChange> {
+        let mut state = self.state();
+        let index = state.run_index(team, run)?;
+        let change = decide(&state.runs[index], state.shares.get(&(team, run)))?;
+        state.runs[index] = change.run.clone();
+        state.shares.insert((team, run), change.share.clone());
+        state.append(&change.events);
+        Ok(change)
+    }
+
+    async fn unshare_run(
+        &self,
+        team: TeamId,
+        run: RunId,
+        now: OffsetDateTime,
+    ) -> DomainResult<Run> {
+        let mut state = self.state();
+        let index = state.run_index(team, run)?;
+        state.shares.remove(&(team, run));
+        let record = &mut state.runs[index];
+        if record.is_shared {
+            record.is_shared = false;
+            record.updated_at = Some(now);
+        }
+        Ok(record.clone())
+    }
+
+    async fn find_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<Run> {
+        let state = self.state();
+        // The token is the capability: whichever team's run it opens.
+        state
+            .shares
+            .iter()
+            .find(|((_, shared), share)| *shared == run && &share.token == token)
+            .and_then(|((team, _), _)| state.run_index(*team, run).ok())
+            .map(|index| state.runs[index].clone())
+            .ok_or(DomainError::NotFound(Resource::Run))
+    }
+}

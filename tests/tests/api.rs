@@ -18,6 +18,7 @@ mod api {
     pub mod guest_page;
     pub mod health;
     pub mod idempotency;
+    pub mod instances;
     pub mod isolation;
     pub mod metrics;
     pub mod openapi;

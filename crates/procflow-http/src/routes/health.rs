@@ -1,5 +1,8 @@
 //! `/healthz` (the process answers) and `/readyz` (the database answers); no auth.
 
+use std::time::Duration;
+
+use actix_web::rt::time::timeout;
 use actix_web::{HttpResponse, web};
 use serde_json::json;
 
@@ -19,16 +22,30 @@ pub async fn live() -> HttpResponse {
     HttpResponse::Ok().json(json!({"status": "ok"}))
 }
 
-/// 200 when the database answers, 503 `unavailable` otherwise.
+/// How long `/readyz` waits for the database: a load balancer needs a quick answer, sooner than
+/// the pool's own timeout when every connection is busy or the database is silent.
+pub const READY_DEADLINE: Duration = Duration::from_secs(1);
+
+/// 200 when the database answers within [`READY_DEADLINE`], 503 `unavailable` otherwise.
 #[utoipa::path(
     get,
     path = "/readyz",
     tag = "meta",
     operation_id = "readiness",
     summary = "Readiness",
+    description = "Answers within a second: 503 when the database does not answer by then (down, silent, or every pooled connection busy).",
     responses((status = 200, description = "The database answers", body = crate::openapi::schemas::Readiness))
 )]
 pub async fn ready(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    state.services.health.ping().await?;
+    match timeout(READY_DEADLINE, state.services.health.ping()).await {
+        Ok(answer) => answer?,
+        Err(_) => {
+            tracing::warn!(
+                deadline_ms = READY_DEADLINE.as_millis(),
+                "the database did not answer /readyz in time"
+            );
+            return Err(ApiError::unavailable());
+        }
+    }
     Ok(HttpResponse::Ok().json(json!({"status": "ready"})))
 }

@@ -10,7 +10,7 @@
 mod tags;
 
 use actix_web::dev::Payload;
-use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::{FromRequest, HttpRequest, HttpResponse};
 use futures_util::future::{Ready, ready};
@@ -21,23 +21,19 @@ use self::tags::TagList;
 use crate::error::ApiError;
 use crate::views;
 
-/// Reads a precondition header, `None` when absent.
-fn read(request: &HttpRequest, name: HeaderName) -> Result<Option<TagList>, ApiError> {
+/// Reads the precondition header `name`, `None` when absent.
+fn read(request: &HttpRequest, name: &'static str) -> Result<Option<TagList>, ApiError> {
     let lines: Vec<&[u8]> = request
         .headers()
-        .get_all(&name)
+        .get_all(name)
         .map(HeaderValue::as_bytes)
         .collect();
     if lines.is_empty() {
         return Ok(None);
     }
-    tags::parse(lines).map(Some).map_err(|why| {
-        let name = match name {
-            header::IF_MATCH => "If-Match",
-            _ => "If-None-Match",
-        };
-        ApiError::validation(format!("{name}: {why}"))
-    })
+    tags::parse(lines)
+        .map(Some)
+        .map_err(|why| ApiError::validation(format!("{name}: {why}")))
 }
 
 /// The `If-Match` of a write (`None` without the header), as the domain compares it: with the
@@ -50,7 +46,7 @@ impl FromRequest for IfMatchHeader {
     type Future = Ready<Result<Self, ApiError>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(read(request, header::IF_MATCH).map(|list| {
+        ready(read(request, "If-Match").map(|list| {
             Self(list.map(|list| {
                 match list {
                     TagList::Any => IfMatch::Any,
@@ -75,7 +71,7 @@ impl FromRequest for IfNoneMatch {
     type Future = Ready<Result<Self, ApiError>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(read(request, header::IF_NONE_MATCH).map(Self))
+        ready(read(request, "If-None-Match").map(Self))
     }
 }
 

@@ -281,3 +281,36 @@ async fn a_batch_holds_only_if_match_star_as_a_list_has_no_tag() {
     assert_eq!(reply.items()[0]["completed"], true);
     assert_eq!(reply.header("etag"), None);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_update_is_idempotent_and_its_replay_is_the_kept_body_without_its_etag() {
+    let app = TestApp::spawn().await;
+    let run = app.start_demo_run().await;
+    let task = app.task_id(&run, "Say hello").await;
+    let path = format!("{RUNS}/{run}/tasks/{task}");
+    let tag = tag_of(&app, &path).await;
+    let send = || {
+        app.call(Method::PATCH, &path)
+            .header("Idempotency-Key", "once")
+            .header("If-Match", &tag)
+            .json(&json!({"completed": true}))
+            .send()
+    };
+    let first = send().await;
+    let written = first.data(200);
+    let new_tag = etag(&first);
+    // Replayed, not applied again: without the replay the stale tag would now be a 412.
+    let again = send().await;
+    assert_eq!(again.data(200), written);
+    assert_eq!(again.header("idempotency-replayed"), Some("true"));
+    assert_eq!(again.header("etag"), None);
+    assert_eq!(tag_of(&app, &path).await, new_tag);
+    // Another precondition with the same key is another request.
+    app.call(Method::PATCH, &path)
+        .header("Idempotency-Key", "once")
+        .header("If-Match", "*")
+        .json(&json!({"completed": true}))
+        .send()
+        .await
+        .error(422, "idempotency_key_reused");
+}

@@ -229,7 +229,7 @@ fn headers() -> Value {
         "WWW-Authenticate": header("`Bearer`.", json!({"type": "string"})),
         "ETag": header(
             "The strong entity tag of the resource's current representation: send it back in `If-None-Match` to get 304 while it has not changed, or in `If-Match` to apply a write only if it has not.",
-            json!({"type": "string", "pattern": "^\"[0-9a-f]{32}\"$"}),
+            etag_schema(),
         ),
         "Idempotency-Replayed": {
             "description": "`true` on an answer replayed for a repeated `Idempotency-Key`.",
@@ -237,6 +237,11 @@ fn headers() -> Value {
             "schema": {"type": "string", "enum": ["true"]},
         },
     })
+}
+
+/// What an `ETag` we send looks like: 32 hex digits in double quotes.
+fn etag_schema() -> Value {
+    json!({"type": "string", "pattern": "^\"[0-9a-f]{32}\"$"})
 }
 
 fn header_ref(name: &str) -> Value {
@@ -420,6 +425,14 @@ fn complete_operation(method: &str, path: &str, operation: &mut Value) {
         if (single_get && (status == "200" || status == "304")) || (tagged_write && status == "200")
         {
             headers["ETag"] = header_ref("ETag");
+        }
+        // A replayed answer is the kept status and body, without the original's headers.
+        if tagged_write && keyed && status == "200" {
+            headers["ETag"] = json!({
+                "description": "The resource's new entity tag, for the next write's `If-Match`; absent on an answer replayed for a repeated `Idempotency-Key`.",
+                "required": false,
+                "schema": etag_schema(),
+            });
         }
     }
     let mut statuses: Vec<u16> = cases.iter().map(|c| c.0.http_status()).collect();

@@ -314,3 +314,44 @@ async fn a_task_update_is_idempotent_and_its_replay_is_the_kept_body_without_its
         .await
         .error(422, "idempotency_key_reused");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_documented_tag_list_is_what_the_server_accepts() {
+    let app = TestApp::spawn().await;
+    let api = procflow_tests::committed();
+    let path = format!("{RUNS}/{}", app.start_demo_run().await);
+    for value in [
+        "*",
+        " * ",
+        "\"a\"",
+        "W/\"a\"",
+        "\"a\", W/\"b\"",
+        "\"a\",,\"b\"",
+        ", \"a\" ,",
+        "\"\"",
+        "a",
+        "\"a",
+        "\"a\" \"b\"",
+        "*, \"a\"",
+        "w/\"a\"",
+        "\"a b\"",
+        "**",
+    ] {
+        for (header, pointer) in [
+            (
+                "If-None-Match",
+                "#/components/parameters/If-None-Match/schema",
+            ),
+            ("If-Match", "#/components/parameters/If-Match/schema"),
+        ] {
+            let documented = api.errors(pointer, &json!(value)).is_empty();
+            let reply = if header == "If-Match" {
+                patch_if_match(&app, &format!("{path}/tasks"), value, &json!({"tasks": []})).await
+            } else {
+                get_if_none_match(&app, &path, value).await
+            };
+            let accepted = !(reply.status == 400 && reply.text.contains(header));
+            assert_eq!(documented, accepted, "{header}: {value:?} ({})", reply.text);
+        }
+    }
+}

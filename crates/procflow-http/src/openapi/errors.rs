@@ -319,11 +319,12 @@ pub(super) fn complete(document: &mut Value) {
         "bearerFormat": "pf_live_<random>",
         "description": "An API key of the team: `Authorization: Bearer <API key>`.",
     }});
-    // An entity-tag list as RFC 9110 writes it: `*`, or `"..."` / `W/"..."` separated by
-    // commas; the server refuses anything else with 400.
+    // An entity-tag list as RFC 9110 writes it: `*` alone, or `"..."` / `W/"..."` separated
+    // by commas (empty list elements are allowed, as the RFC asks recipients to); the server
+    // refuses anything else with 400 (`crate::conditional`).
     let tag_list = json!({
         "type": "string",
-        "pattern": "^[ \\t]*(\\*|(W/)?\"[!#-~]*\"([ \\t]*,[ \\t]*(W/)?\"[!#-~]*\")*)[ \\t]*$",
+        "pattern": "^[ \\t]*\\*[ \\t]*$|^[ \\t,]*(W/)?\"[!#-~]*\"([ \\t]*,[ \\t,]*(W/)?\"[!#-~]*\")*[ \\t,]*$",
     });
     components["parameters"] = json!({
         "Idempotency-Key": {

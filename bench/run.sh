@@ -44,6 +44,12 @@ FLOOR_POOL_RUNS=2000        # the same for its SQL floor
 SMALL_TASK_RUNS=8000        # 5-task runs (x4 tasks usable) for the task-update growth row
 LARGE_TASK_RUNS=80          # 500-task runs (x499 tasks usable)
 
+# The scenarios beyond the spec (API contract 11), each in a file of its own.
+# shellcheck source=bench/batch.sh
+source "$BENCH/batch.sh"
+# shellcheck source=bench/etag.sh
+source "$BENCH/etag.sh"
+
 STARTED=$(date +%s)
 OUT_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 case "$OUT_DIR" in /*) ;; *) OUT_DIR="$ROOT/$OUT_DIR" ;; esac
@@ -462,6 +468,9 @@ main() {
   [ "$n5" -le "$((SMALL_TASK_RUNS * 4))" ] && [ "$n500" -le "$((LARGE_TASK_RUNS * 499))" ] ||
     say "  WARNING: a growth task pool wrapped around (5: $n5, 500: $n500)"
 
+  etag_scenario "$one_run"
+  batch_scenario
+
   RSS_END=$(rss_kib "$MAIN_PID" VmRSS)
   RSS_PEAK=$(rss_kib "$MAIN_PID" VmHWM)
 
@@ -560,6 +569,8 @@ report() {
         "$(result list10k.svc.$c 2)" "$(result list10k.svc.$c 3)" "$(result list10k.svc.$c 4)" \
         "$(result list.svc.$c 2)" "$(result list.svc.$c 3)" "$(result list.svc.$c 4)"
     done
+    batch_report
+    etag_report
     echo
     echo "Memory of the server (VmRSS): idle after start $(mib "$RSS_IDLE") MiB; at the end of the load" \
       "$(mib "$RSS_END") MiB (peak VmHWM $(mib "$RSS_PEAK") MiB)."

@@ -9,7 +9,7 @@ use std::time::Duration;
 use procflow_domain::event::Event;
 use procflow_domain::ids::{ApiKeyId, TeamId, UserId};
 use procflow_domain::ports::{Clock, Outbox, TeamStore};
-use procflow_domain::team::{ApiKey, Member, Role, Subscription, Team};
+use procflow_domain::team::{ApiKey, KeyScope, Member, Role, Subscription, Team};
 use procflow_postgres::testing::{TestDatabase, migrated_database};
 use procflow_postgres::{PgStore, PoolConfig};
 use procflow_server::ServeConfig;
@@ -216,8 +216,8 @@ impl TestApp {
             .await
             .expect("team b");
 
-        let (key_id, key) = insert_key(&store, &team, &admin).await;
-        let (_, other_key) = insert_key(&store, &other, &other_admin).await;
+        let (key_id, key) = insert_key(&store, &team, &admin, KeyScope::Write).await;
+        let (_, other_key) = insert_key(&store, &other, &other_admin, KeyScope::Write).await;
 
         let main = Instance::start(listener, db.url(), &options);
         let client = reqwest::Client::builder()
@@ -410,7 +410,14 @@ impl TestApp {
 
     /// A new key of `team`, made by its admin `admin`; returns its id and the plain key.
     pub async fn new_key(&self, team: &Team, admin: &Member) -> (ApiKeyId, String) {
-        insert_key(&self.store, team, admin).await
+        insert_key(&self.store, team, admin, KeyScope::Write).await
+    }
+
+    /// A new key of the main team with the `read` scope; returns the plain key.
+    pub async fn read_key(&self) -> String {
+        insert_key(&self.store, &self.team, &self.admin, KeyScope::Read)
+            .await
+            .1
     }
 
     /// Revokes a key of the main team.
@@ -443,7 +450,12 @@ impl TestApp {
     }
 }
 
-async fn insert_key(store: &PgStore, team: &Team, admin: &Member) -> (ApiKeyId, String) {
+async fn insert_key(
+    store: &PgStore,
+    team: &Team,
+    admin: &Member,
+    scope: KeyScope,
+) -> (ApiKeyId, String) {
     let generated = procflow_http::keys::generate().expect("randomness");
     let key = ApiKey {
         id: ApiKeyId::from_uuid(Uuid::now_v7()),
@@ -451,6 +463,7 @@ async fn insert_key(store: &PgStore, team: &Team, admin: &Member) -> (ApiKeyId, 
         name: Some("tests".into()),
         prefix: generated.prefix.clone(),
         created_by: admin.id,
+        scope,
         created_at: now(),
         revoked_at: None,
     };

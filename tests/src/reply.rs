@@ -116,6 +116,21 @@ impl Reply {
         data
     }
 
+    /// Asserts a 200 `{ "data": [...] }` answer without pagination (a batch's) and returns its
+    /// items.
+    #[track_caller]
+    pub fn items(&self) -> Vec<Value> {
+        self.assert_status(200);
+        self.assert_request_id();
+        self.assert_json_content_type();
+        let body = self.json();
+        assert_keys(&body, &["data"]);
+        body["data"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{}: data is not an array: {body}", self.request))
+            .clone()
+    }
+
     /// Asserts a 200 list answer (`data` + `pagination {next_cursor, has_more}`) and returns its
     /// items, `next_cursor` and `has_more`.
     #[track_caller]

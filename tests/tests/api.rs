@@ -12,7 +12,9 @@
 
 mod api {
     pub mod auth;
+    pub mod batch;
     pub mod concurrency;
+    pub mod conditional;
     pub mod elements;
     pub mod errors;
     pub mod guest_page;
@@ -25,6 +27,7 @@ mod api {
     pub mod pagination;
     pub mod rate_limit;
     pub mod runs;
+    pub mod scopes;
     pub mod sharing;
     pub mod tasks;
     pub mod templates;

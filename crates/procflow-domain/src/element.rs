@@ -74,7 +74,7 @@ impl ElementType {
 ///
 /// On an input element `value` is the current value (`None` when unset); on a display-only one
 /// it is the content shown (HTML for `text`, a URL for `image` and `video`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Hash, Serialize, Deserialize)]
 pub struct CustomElement {
     /// Unique within its task; runs keep the template's element ids.
     pub id: ElementId,

@@ -33,6 +33,12 @@ pub enum DomainError {
     /// A record with the same unique key exists already (for example a member's email).
     #[error("{0}")]
     Conflict(String),
+    /// The write's `If-Match` names no current tag of the resource: it changed since the
+    /// client read it (API contract 11). Nothing was written.
+    #[error(
+        "the resource changed since the ETag in If-Match was read; nothing was changed: read it again and retry"
+    )]
+    PreconditionFailed,
     /// The store failed; the cause is for the log, never for the client.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -58,6 +64,7 @@ impl DomainError {
             Self::GuestIsTeamMember => ErrorCode::GuestIsTeamMember,
             Self::GuestAlreadyInvited => ErrorCode::GuestAlreadyInvited,
             Self::Conflict(_) => ErrorCode::Conflict,
+            Self::PreconditionFailed => ErrorCode::PreconditionFailed,
             Self::Store(StoreError::Unavailable(_)) => ErrorCode::Unavailable,
             Self::Store(StoreError::Other(_)) => ErrorCode::InternalError,
         }
@@ -104,7 +111,7 @@ error_codes! {
     ValidationError = ("validation_error", 400),
     /// A missing, malformed, unknown or revoked API key.
     Unauthorized = ("unauthorized", 401),
-    /// The team's subscription is not active.
+    /// The team's subscription is not active, or the key's scope does not allow the operation.
     Forbidden = ("forbidden", 403),
     /// No such resource for this team, or no such route.
     NotFound = ("not_found", 404),
@@ -124,6 +131,8 @@ error_codes! {
     Conflict = ("conflict", 409),
     /// A request with the same `Idempotency-Key` is still running.
     IdempotencyInFlight = ("idempotency_in_flight", 409),
+    /// `If-Match` names no current `ETag` of the resource; nothing was changed.
+    PreconditionFailed = ("precondition_failed", 412),
     /// The body is over the limit.
     PayloadTooLarge = ("payload_too_large", 413),
     /// The body is not sent as JSON.
@@ -222,6 +231,16 @@ pub enum ValidationError {
     EssentialTask {
         /// The task, by title and id.
         task: String,
+    },
+    /// One item of a batch was refused: which one, and why (API contract 11).
+    #[error("tasks[{index}] (task {task}): {error}")]
+    Item {
+        /// Its 0-based position in the batch.
+        index: usize,
+        /// The id it names.
+        task: String,
+        /// Why it was refused.
+        error: Box<ValidationError>,
     },
 }
 

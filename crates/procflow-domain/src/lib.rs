@@ -4,6 +4,7 @@
 pub mod actor;
 pub mod element;
 pub mod error;
+pub mod etag;
 pub mod event;
 #[cfg(feature = "fakes")]
 pub mod fakes;
@@ -25,4 +26,4 @@ pub use ports::{
     Clock, HealthCheck, IdGenerator, IdempotencyStore, Outbox, RateLimiter, RunStore, StoreStats,
     TeamStore, TemplateStore,
 };
-pub use service::{CreateRun, Ports, Procflow, UpdateTask};
+pub use service::{CreateRun, Ports, Procflow, UpdateTask, UpdateTasks};

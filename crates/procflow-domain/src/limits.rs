@@ -29,6 +29,9 @@ pub const MAX_TASKS: usize = 1_000;
 /// The most custom elements a task may have.
 pub const MAX_ELEMENTS_PER_TASK: usize = 100;
 
+/// The most tasks one batch update may change (API contract 11).
+pub const MAX_BATCH_TASKS: usize = 100;
+
 /// The shortest reminder delay, in days.
 pub const MIN_REMINDER_DAYS: u16 = 1;
 

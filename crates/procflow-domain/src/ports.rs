@@ -12,7 +12,7 @@ use uuid::Uuid;
 use crate::error::DomainResult;
 use crate::event::Event;
 use crate::ids::{ApiKeyId, EventId, RunId, TaskId, TeamId, TemplateId, UserId};
-use crate::run::{NewRun, Run, RunFilter, RunTask, TaskChange};
+use crate::run::{NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange};
 use crate::sharing::{Share, ShareChange};
 use crate::team::{ApiKey, Member, Subscription, Team};
 use crate::template::{Template, TemplateTask};
@@ -21,6 +21,11 @@ use time::Duration;
 
 /// Decides a task change from the run and the task as they are under the store's lock.
 pub type TaskDecision<'a> = dyn Fn(&Run, &RunTask) -> DomainResult<TaskChange> + Send + Sync + 'a;
+
+/// Decides a change of several tasks from the run and those tasks as they are under the
+/// store's lock.
+pub type TasksDecision<'a> =
+    dyn Fn(&Run, &[RunTask]) -> DomainResult<TasksChange> + Send + Sync + 'a;
 
 /// Decides an invitation from the run and its current share under the store's lock.
 pub type ShareDecision<'a> =
@@ -149,6 +154,25 @@ pub trait RunStore: Send + Sync {
         decide: &TaskDecision<'_>,
     ) -> DomainResult<TaskChange>;
 
+    /// Changes several tasks of a run at once: reads the run under a lock (its header: the
+    /// sections MAY be left out, as the decision never needs them), with those of `tasks` that
+    /// are the run's (in the order of `tasks`; ids that name no task of the run are left out),
+    /// calls `decide`, and writes the changed tasks, the run header and the events in one
+    /// transaction: all or nothing. Nothing is written when `decide` refuses.
+    /// Serialised with [`update_task`](Self::update_task) and other batches on the same run
+    /// by the same lock. The cost MUST NOT grow with the number of tasks of the run, and its
+    /// round trips MUST NOT grow with the number of tasks changed (set-based statements).
+    ///
+    /// # Errors
+    /// `NotFound(Run)` as for [`get_run`](Self::get_run); whatever `decide` answers.
+    async fn update_tasks(
+        &self,
+        team: TeamId,
+        run: RunId,
+        tasks: &[TaskId],
+        decide: &TasksDecision<'_>,
+    ) -> DomainResult<TasksChange>;
+
     /// The run's share, `None` when it is not shared.
     ///
     /// # Errors
@@ -238,6 +262,12 @@ pub trait TeamStore: Send + Sync {
     /// `NotFound(Member)` when `created_by` is no member of the key's team (a missing team
     /// included); `Conflict` when the hash exists.
     async fn insert_api_key(&self, key: &ApiKey, key_hash: &[u8; 32]) -> DomainResult<()>;
+
+    /// Every key of the team, revoked ones included, by creation time then id.
+    ///
+    /// # Errors
+    /// Only store failures; a team without keys (or no such team) has none.
+    async fn list_api_keys(&self, team: TeamId) -> DomainResult<Vec<ApiKey>>;
 
     /// Revokes a key at once.
     ///

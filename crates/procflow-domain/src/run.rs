@@ -1,9 +1,12 @@
 //! Process runs: frozen snapshots of a template, and the task state machine that completes them.
 
+mod batch;
 mod patch;
 mod start;
 mod task;
 
+pub(crate) use batch::item_error;
+pub use batch::{BatchItem, TaskBatch, TasksChange};
 pub use patch::{ElementWrite, TaskChange, TaskPatch};
 pub use start::{NewRun, Prefill, StartRun};
 pub use task::{Decision, RunTask, TaskState, TaskStatus};
@@ -34,7 +37,7 @@ named! {
 ///
 /// Its status, its completion time and its count of open tasks are one [`Progress`], so they
 /// cannot disagree.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Run {
     /// Its id (a UUIDv7, so ids sort by creation).
     pub id: RunId,
@@ -79,7 +82,7 @@ pub struct Run {
 /// assert_eq!(Progress::with_open_tasks(3, at).open_tasks(), 3);
 /// assert!(Progress::from_parts(RunStatus::Active, 0, None).is_none());
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Progress {
     /// Some task is neither completed nor skipped.
     Active {
@@ -195,3 +198,5 @@ pub struct RunFilter {
     /// Only runs in this status.
     pub status: Option<RunStatus>,
 }
+
+impl crate::etag::Tagged for Run {}

@@ -1,9 +1,11 @@
 //! The use cases: what the API does, written against the ports.
 
+mod batch;
 mod runs;
 mod sharing;
 mod templates;
 
+pub use batch::UpdateTasks;
 pub use runs::{CreateRun, UpdateTask};
 pub use sharing::SharedRun;
 

@@ -75,10 +75,40 @@ pub struct ApiKey {
     pub prefix: String,
     /// The admin who created it.
     pub created_by: UserId,
+    /// What it may do: read only, or everything.
+    pub scope: KeyScope,
     /// When it was created.
     pub created_at: OffsetDateTime,
     /// When it was revoked; a revoked key authenticates nothing.
     pub revoked_at: Option<OffsetDateTime>,
+}
+
+named! {
+    /// What an API key may do (API contract 11).
+    #[derive(Default)]
+    pub enum KeyScope as "key scope" {
+        /// Only operations that change nothing (`GET`).
+        Read = "read",
+        /// Every operation; the default.
+        #[default]
+        Write = "write",
+    }
+}
+
+impl KeyScope {
+    /// Whether a key of this scope may call an operation that changes something.
+    ///
+    /// ```
+    /// use procflow_domain::team::KeyScope;
+    ///
+    /// assert!(KeyScope::Write.allows_changes());
+    /// assert!(!KeyScope::Read.allows_changes());
+    /// assert_eq!(KeyScope::default(), KeyScope::Write);
+    /// ```
+    #[must_use]
+    pub fn allows_changes(self) -> bool {
+        self == Self::Write
+    }
 }
 
 impl Team {

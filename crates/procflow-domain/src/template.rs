@@ -19,7 +19,7 @@ use crate::values::Color;
 /// A blueprint that runs are started from.
 ///
 /// `version` counts publishes: a new template is a draft with version 0, and each publish adds 1.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Template {
     /// Its id.
     pub id: TemplateId,
@@ -50,7 +50,7 @@ pub struct Template {
 }
 
 /// A group of tasks; runs copy their template's sections with the same ids.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Section {
     /// Its id.
     pub id: SectionId,
@@ -78,7 +78,7 @@ named! {
 }
 
 /// A task of a template, copied into every run started from it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct TemplateTask {
     /// Its id (`template_task_id` on run tasks and pre-fill items).
     pub id: TemplateTaskId,
@@ -153,3 +153,5 @@ impl Template {
         Ok(true)
     }
 }
+
+impl crate::etag::Tagged for Template {}

@@ -844,6 +844,7 @@ impl Service {
             custom_elements: resolved.patch.custom_elements.clone(),
             decision: op.decision,
             comment: resolved.patch.comment.clone(),
+            if_match: None,
         };
         let stored_before = self.stored();
         let result = block(

@@ -310,6 +310,10 @@ fn count(events: &[EventPayload], name: &str) -> usize {
 
 #[path = "use_cases/assignees.rs"]
 mod assignees;
+#[path = "use_cases/batch.rs"]
+mod batch;
+#[path = "use_cases/conditional.rs"]
+mod conditional;
 #[path = "use_cases/create_run.rs"]
 mod create_run;
 #[path = "use_cases/form_values.rs"]

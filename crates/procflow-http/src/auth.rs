@@ -9,7 +9,7 @@ use actix_web::middleware::Next;
 use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
 use futures_util::future::{Ready, ready};
 use procflow_domain::ids::ApiKeyId;
-use procflow_domain::team::Team;
+use procflow_domain::team::{KeyScope, Team};
 
 use crate::AppState;
 use crate::error::ApiError;
@@ -23,6 +23,8 @@ pub struct Caller {
     pub team: Team,
     /// The key used.
     pub key: ApiKeyId,
+    /// What the key may do.
+    pub scope: KeyScope,
 }
 
 impl FromRequest for Caller {
@@ -47,21 +49,41 @@ impl FromRequest for Caller {
 
 /// The middleware of every `/api/v1` resource: authenticates, checks the subscription and counts
 /// the request against the rate limit before anything else about the request is read, so
-/// that a bad body never answers before (or instead of) a 401, 403 or 429.
+/// that a bad body never answers before (or instead of) a 401, 403 or 429; then, when the
+/// request `writes` (an operation that changes something), refuses a key whose scope is
+/// `read` (403), before any other work.
 ///
 /// # Errors
 /// Only the errors of the services inside it; its own refusals are responses.
 pub async fn require(
     request: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
+    writes: bool,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    match authenticate(request.request()).await {
-        Ok(_) => next
+    let admitted = authenticate(request.request())
+        .await
+        .and_then(|caller| check_scope(&caller, writes, &request));
+    match admitted {
+        Ok(()) => next
             .call(request)
             .await
             .map(ServiceResponse::map_into_boxed_body),
         Err(error) => Ok(request.error_response(error)),
     }
+}
+
+/// Refuses a write to a key whose scope does not allow changes (API contract 11).
+fn check_scope(caller: &Caller, writes: bool, request: &ServiceRequest) -> Result<(), ApiError> {
+    if !writes || caller.scope.allows_changes() {
+        return Ok(());
+    }
+    Err(ApiError::forbidden(format!(
+        "this API key has the {} scope; {} {} changes something and needs the {} scope",
+        caller.scope,
+        request.method(),
+        request.path(),
+        KeyScope::Write,
+    )))
 }
 
 /// The key in `Authorization: Bearer <key>`, if the header holds one.
@@ -95,7 +117,11 @@ async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
     let hash = keys::hash(bearer(request)?);
     match state.gate.admit(hash).await {
         Ok(Admitted { key, team, quota }) => {
-            let caller = Caller { team, key: key.id };
+            let caller = Caller {
+                team,
+                key: key.id,
+                scope: key.scope,
+            };
             let mut extensions = request.extensions_mut();
             extensions.insert(quota);
             extensions.insert(caller.clone());

@@ -22,6 +22,10 @@ use time::{Date, OffsetDateTime};
 use crate::error::ApiError;
 use crate::params;
 
+mod batch;
+
+pub use batch::UpdateTasksBody;
+
 /// A JSON body read strictly: the framework's checks (content type, size, syntax), then the
 /// typed reading, whose refusals name the path of the field at fault.
 #[derive(Debug)]
@@ -255,6 +259,7 @@ impl UpdateTaskBody {
             custom_elements,
             decision: self.decision,
             comment: self.comment,
+            if_match: None,
         })
     }
 }

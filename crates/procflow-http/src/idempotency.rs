@@ -1,6 +1,7 @@
-//! `Idempotency-Key` on `POST` (API contract 10): a middleware that claims the key for the
-//! caller's team, runs the request once, keeps its response for 24 hours and replays it to
-//! retries; another request with the key is refused (422), one still running too (409).
+//! `Idempotency-Key` on `POST` and `PATCH` (API contract 10 and 11): a middleware that claims
+//! the key for the caller's team, runs the request once, keeps its response for 24 hours and
+//! replays it to retries; another request with the key is refused (422), one still running too
+//! (409).
 //!
 //! The guard wraps each API resource inside [`crate::auth::require`], so it sees only requests
 //! of a known route that were admitted (401, 403 and 429 come first, before the body is read,
@@ -13,7 +14,7 @@ pub mod key;
 
 use actix_web::body::{self, BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
-use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::web::{self, Bytes};
@@ -38,9 +39,17 @@ pub const REPLAYED: &str = "idempotency-replayed";
 /// How long a key is kept.
 pub const TTL: Duration = Duration::hours(24);
 
+/// Whether requests of `method` may carry an `Idempotency-Key`: `POST` and `PATCH`, whose
+/// retries would otherwise do the work again (a batch completing tasks, say). `PUT` and
+/// `DELETE` are idempotent by themselves; reads change nothing.
+#[must_use]
+pub fn guards(method: &Method) -> bool {
+    method == Method::POST || method == Method::PATCH
+}
+
 /// The middleware: mount it with `.wrap(actix_web::middleware::from_fn(idempotency::guard))`
-/// on an API resource, inside [`crate::auth::require`]. Requests other than `POST`, and `POST`
-/// without the header, pass untouched.
+/// on an API resource, inside [`crate::auth::require`]. Requests of other methods than those
+/// it [`guards`], and requests without the header, pass untouched.
 ///
 /// # Errors
 /// Only the errors of the services inside it; its own refusals are responses.
@@ -49,7 +58,7 @@ pub async fn guard(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let state = request.app_data::<web::Data<AppState>>().cloned();
-    let (Some(state), true) = (state, request.method() == Method::POST) else {
+    let (Some(state), true) = (state, guards(request.method())) else {
         return pass(request, next).await;
     };
     if !request.headers().contains_key(HEADER) {
@@ -95,7 +104,15 @@ async fn claim(mut request: ServiceRequest, state: &AppState, team: &Team) -> Cl
         .uri()
         .path_and_query()
         .map_or_else(|| request.path(), |p| p.as_str());
-    let hash = key::request_hash(request.method().as_str(), path, &body);
+    // A precondition is part of the request: the same body under another `If-Match` is
+    // another request.
+    let if_match: Vec<&[u8]> = request
+        .headers()
+        .get_all(header::IF_MATCH)
+        .map(HeaderValue::as_bytes)
+        .collect();
+    let if_match = (!if_match.is_empty()).then(|| if_match.join(&b", "[..]));
+    let hash = key::request_hash(request.method().as_str(), if_match.as_deref(), path, &body);
     request.set_payload(Payload::from(body));
     let now = state.services.clock.now();
     let outcome = match state

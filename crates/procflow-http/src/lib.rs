@@ -2,6 +2,7 @@
 
 pub mod auth;
 pub mod bodies;
+pub mod conditional;
 pub mod error;
 pub mod idempotency;
 pub mod keys;

@@ -35,8 +35,14 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
             carries `X-Request-Id`; every authenticated response `RateLimit-Limit`, \
             `RateLimit-Remaining` and `RateLimit-Reset`. Every error is \
             `{\"error\": {\"code\", \"message\"}}`; a method a path does not list answers 405 \
-            `method_not_allowed`, a path not listed 404 `not_found`. `POST` operations accept \
-            an `Idempotency-Key`: the same key with the same body replays the first answer."
+            `method_not_allowed`, a path not listed 404 `not_found`. `POST` and `PATCH` \
+            operations accept an `Idempotency-Key`: the same key with the same body replays \
+            the first answer.\n\n\
+            Single resources (a template, a run, a task) answer a strong `ETag`: send it in \
+            `If-None-Match` to get 304 while it is current, or in `If-Match` on `PATCH` and \
+            `PUT` to apply the write only if nothing changed since (else 412 \
+            `precondition_failed`, nothing changed). An API key of scope `read` may call only \
+            `GET` operations; anything else answers 403 `forbidden`."
     ),
     // `ElementDocument` is referred to by name from the `custom_elements` of a
     // `TaskDocument`, whose schema the domain builds with its limit.
@@ -139,7 +145,7 @@ mod tests {
         let document = document();
         assert!(document["openapi"].as_str().unwrap().starts_with("3.1"));
         let operations = operations(&document);
-        assert_eq!(operations.len(), 19, "{operations:?}");
+        assert_eq!(operations.len(), 20, "{operations:?}");
         for (method, path) in [
             ("get", "/api/v1/process-templates"),
             ("post", "/api/v1/process-templates"),
@@ -156,6 +162,7 @@ mod tests {
             ("get", "/api/v1/process-runs/{id}/tasks"),
             ("get", "/api/v1/process-runs/{id}/tasks/{task_id}"),
             ("patch", "/api/v1/process-runs/{id}/tasks/{task_id}"),
+            ("patch", "/api/v1/process-runs/{id}/tasks"),
             ("get", "/api/v1/openapi.json"),
             ("get", "/healthz"),
             ("get", "/readyz"),
@@ -197,7 +204,7 @@ mod tests {
                 }
                 assert_eq!(operation["requestBody"]["required"], true);
             }
-            if method == "post" && authenticated {
+            if ["post", "patch"].contains(&method.as_str()) && authenticated {
                 assert!(responses.contains_key("422"), "{method} {path}");
                 let parameters = operation["parameters"].as_array().unwrap();
                 assert!(
@@ -208,6 +215,67 @@ mod tests {
                 );
             }
         }
+    }
+
+    fn parameters(operation: &Value) -> Vec<&str> {
+        operation["parameters"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p["$ref"].as_str())
+            .collect()
+    }
+
+    #[test]
+    fn every_single_get_documents_its_etag_and_304_and_every_write_its_if_match_and_412() {
+        let document = document();
+        let mut singles = Vec::new();
+        for (method, path) in operations(&document) {
+            let operation = &document["paths"][&path][&method];
+            let responses = &operation["responses"];
+            let authenticated = path.starts_with("/api/v1/") && path != DOCUMENT_PATH;
+            let single = authenticated && method == "get" && path.ends_with('}');
+            if single {
+                singles.push(path.clone());
+                assert!(
+                    parameters(operation).contains(&"#/components/parameters/If-None-Match"),
+                    "{path}"
+                );
+                for status in ["200", "304"] {
+                    assert_eq!(
+                        responses[status]["headers"]["ETag"]["$ref"], "#/components/headers/ETag",
+                        "{path} {status}"
+                    );
+                }
+                assert!(
+                    responses["304"]["content"].is_null(),
+                    "{path}: 304 has no body"
+                );
+            } else {
+                assert!(responses["304"].is_null(), "{method} {path}");
+            }
+            let write = authenticated && ["patch", "put"].contains(&method.as_str());
+            assert_eq!(
+                parameters(operation).contains(&"#/components/parameters/If-Match"),
+                write,
+                "{method} {path}"
+            );
+            assert_eq!(responses["412"].is_object(), write, "{method} {path}");
+        }
+        singles.sort();
+        assert_eq!(
+            singles,
+            [
+                "/api/v1/process-runs/{id}",
+                "/api/v1/process-runs/{id}/tasks/{task_id}",
+                "/api/v1/process-templates/{id}",
+            ]
+        );
+        let batch = &document["paths"]["/api/v1/process-runs/{id}/tasks"]["patch"];
+        assert!(
+            batch["responses"]["200"]["headers"]["ETag"].is_null(),
+            "a list has no tag"
+        );
     }
 
     #[test]

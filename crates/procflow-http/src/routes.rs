@@ -11,6 +11,7 @@ pub(crate) mod templates;
 
 use std::collections::BTreeMap;
 
+use actix_web::dev::ServiceRequest;
 use actix_web::http::Method;
 use actix_web::{HttpRequest, ResponseError, Route, web};
 use utoipa::openapi::RefOr;
@@ -128,6 +129,7 @@ pub fn operations() -> Vec<Operation> {
         tasks::list,
         tasks::get,
         tasks::update,
+        tasks::update_many,
         openapi::serve_document,
         health::live,
         health::ready,
@@ -169,11 +171,22 @@ pub fn configure(config: &mut web::ServiceConfig) {
     }
     for (path, routes) in by_path {
         if authenticated(&path) {
+            // What a `read` key may not call here; other methods answer 405 whatever the key.
+            let writes: Vec<Method> = routes
+                .iter()
+                .map(|(method, _)| method.clone())
+                .filter(|method| *method != Method::GET)
+                .collect();
             // The last wrap is the outermost: authentication runs first.
             config.service(
                 resource(&path, routes)
                     .wrap(actix_web::middleware::from_fn(crate::idempotency::guard))
-                    .wrap(actix_web::middleware::from_fn(crate::auth::require)),
+                    .wrap(actix_web::middleware::from_fn(
+                        move |request: ServiceRequest, next| {
+                            let writes = writes.contains(request.method());
+                            crate::auth::require(request, next, writes)
+                        },
+                    )),
             );
         } else {
             config.service(resource(&path, routes));

@@ -57,6 +57,7 @@ async fn new_key(store: &PgStore, team: &Team, admin: UserId) -> KeyHash {
         created_by: admin,
         created_at: team.created_at,
         revoked_at: None,
+        scope: procflow_domain::team::KeyScope::Write,
     };
     let mut hash = [0_u8; 32];
     hash[..16].copy_from_slice(id.as_uuid().as_bytes());

@@ -10,6 +10,7 @@ diesel::table! {
         created_by -> Uuid,
         created_at -> Timestamptz,
         revoked_at -> Nullable<Timestamptz>,
+        scope -> Text,
     }
 }
 

@@ -1,5 +1,6 @@
 //! `PgStore`: every store port of the domain on one PostgreSQL connection pool.
 
+mod batch;
 mod health;
 mod idempotency;
 mod outbox;

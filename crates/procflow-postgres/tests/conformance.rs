@@ -14,7 +14,9 @@
     reason = "test bodies and fixtures fail loudly"
 )]
 mod conformance {
+    pub mod batch;
     pub mod concurrency;
+    pub mod conditional;
     pub mod env;
     pub mod idempotency;
     pub mod isolation;

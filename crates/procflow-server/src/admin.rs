@@ -39,6 +39,7 @@ impl Admin {
             AdminCommand::AddMember(args) => self.add_member(args).await,
             AdminCommand::SetMember(args) => self.set_member(args).await,
             AdminCommand::CreateApiKey(args) => self.create_api_key(args).await,
+            AdminCommand::ListApiKeys(args) => self.list_api_keys(args).await,
             AdminCommand::RevokeApiKey(args) => self.revoke_api_key(args).await,
             AdminCommand::SetSubscription(args) => self.set_subscription(args).await,
             AdminCommand::ImportTemplate(args) => self.import_template(args).await,

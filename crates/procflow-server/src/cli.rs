@@ -10,7 +10,7 @@ use clap::builder::{BoolishValueParser, PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args, Parser, Subcommand};
 use procflow_domain::ids::{ApiKeyId, TeamId};
 use procflow_domain::names::UnknownName;
-use procflow_domain::team::{Role, Subscription};
+use procflow_domain::team::{KeyScope, Role, Subscription};
 use procflow_domain::values::Email;
 
 use procflow_http::HttpConfig;
@@ -179,8 +179,11 @@ pub enum AdminCommand {
     AddMember(AddMember),
     /// Change a member's active flag or role; prints {"user_id","active","role"}
     SetMember(SetMember),
-    /// Create an API key (shown once) for an active admin; prints {"key_id","key","prefix"}
+    /// Create an API key (shown once) for an active admin; prints
+    /// {"key_id","key","prefix","scope"}
     CreateApiKey(CreateApiKey),
+    /// List a team's API keys (never the keys themselves); prints {"keys":[...]}
+    ListApiKeys(ListApiKeys),
     /// Revoke an API key at once; prints {"revoked":true,"key_id"}
     RevokeApiKey(RevokeApiKey),
     /// Turn a team's API on (active) or off (inactive); prints {"team_id","status"}
@@ -268,6 +271,18 @@ pub struct CreateApiKey {
     /// A label for the key
     #[arg(long)]
     pub name: Option<String>,
+    /// What the key may do: `read` calls only operations that change nothing (GET), `write`
+    /// every operation
+    #[arg(long, value_parser = named::<KeyScope>(KeyScope::NAMES), default_value = KeyScope::Write.as_str())]
+    pub scope: KeyScope,
+}
+
+/// `admin list-api-keys`.
+#[derive(Debug, Args)]
+pub struct ListApiKeys {
+    /// The team's id
+    #[arg(long)]
+    pub team: TeamId,
 }
 
 /// `admin revoke-api-key`.

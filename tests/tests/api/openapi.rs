@@ -111,7 +111,7 @@ async fn every_documented_operation_is_routed_and_other_methods_are_405() {
     let app = TestApp::spawn().await;
     let description = served(&app).await;
     let operations = description.operations();
-    assert_eq!(operations.len(), 19, "{operations:?}");
+    assert_eq!(operations.len(), 20, "{operations:?}");
     for (name, path) in &operations {
         let url = concrete(path);
         let mut call = app.call(method(name), &url);
@@ -306,7 +306,84 @@ async fn every_operation_answers_as_documented() {
     api.check("patch", task, &reply);
     let reply = app.get(&format!("{runs}/{demo}/tasks/{approval}")).await;
     api.check("get", task, &reply);
+    let etag = reply.header("etag").unwrap().to_owned();
     assert_eq!(reply.data(200)["decision"], "rejected");
+
+    // Conditional requests: 304 on a single GET, 412 on a write, 400 for a malformed tag.
+    for (path, template) in [
+        (format!("{runs}/{demo}/tasks/{approval}"), task),
+        (format!("{runs}/{demo}"), run),
+        (format!("{templates}/{draft}"), template),
+    ] {
+        let current = app.get(&path).await;
+        let tag = current.header("etag").unwrap().to_owned();
+        let reply = app
+            .call(Method::GET, &path)
+            .header("If-None-Match", &tag)
+            .send()
+            .await;
+        api.check("get", template, &reply);
+        reply.assert_status(304);
+        let reply = app
+            .call(Method::GET, &path)
+            .header("If-None-Match", "nope")
+            .send()
+            .await;
+        api.check("get", template, &reply);
+        reply.error(400, "validation_error");
+    }
+    let reply = app
+        .call(Method::PATCH, &format!("{runs}/{demo}/tasks/{approval}"))
+        .header("If-Match", "\"stale\"")
+        .json(&json!({"comment": "x", "decision": "rejected"}))
+        .send()
+        .await;
+    api.check("patch", task, &reply);
+    reply.error(412, "precondition_failed");
+    let reply = app
+        .call(Method::PATCH, &format!("{runs}/{demo}/tasks/{approval}"))
+        .header("If-Match", &etag)
+        .json(&json!({"decision": "approved"}))
+        .send()
+        .await;
+    api.check("patch", task, &reply);
+    assert_ne!(reply.header("etag"), Some(etag.as_str()));
+    reply.data(200);
+    let reply = app
+        .call(Method::PUT, &format!("{templates}/{draft}"))
+        .header("If-Match", "W/\"weak\"")
+        .json(&every_element_document())
+        .send()
+        .await;
+    api.check("put", template, &reply);
+    reply.error(412, "precondition_failed");
+
+    // Several tasks at once: their list, in the order given; an item refused by index.
+    let batch = "/api/v1/process-runs/{id}/tasks";
+    let open: Vec<Value> = app
+        .run_tasks(&demo)
+        .await
+        .into_iter()
+        .filter(|t| t["completed"] == false && t["skipped"] == false && t["type"] == "task")
+        .collect();
+    let items: Vec<Value> = open
+        .iter()
+        .take(2)
+        .map(|t| json!({"id": t["id"], "completed": true}))
+        .collect();
+    let reply = app
+        .patch(
+            &format!("{runs}/{demo}/tasks"),
+            &json!({"tasks": [{"id": open[0]["id"], "skipped": true, "completed": true}]}),
+        )
+        .await;
+    api.check("patch", batch, &reply);
+    reply.error(400, "validation_error");
+    let reply = app
+        .patch(&format!("{runs}/{demo}/tasks"), &json!({"tasks": items}))
+        .await;
+    api.check("patch", batch, &reply);
+    assert_eq!(reply.items().len(), 2);
 
     // Sharing: invite without and with an email, the guest page, a refused invite, stop.
     let reply = app.post(&format!("{runs}/{demo}/invite"), &json!({})).await;

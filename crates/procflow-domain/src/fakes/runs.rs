@@ -6,8 +6,8 @@ use time::OffsetDateTime;
 use super::store::{InMemoryStore, paginate};
 use crate::error::{DomainError, DomainResult, Resource};
 use crate::ids::{RunId, TaskId, TeamId};
-use crate::ports::{RunStore, ShareDecision, TaskDecision};
-use crate::run::{NewRun, Run, RunFilter, RunTask, TaskChange};
+use crate::ports::{RunStore, ShareDecision, TaskDecision, TasksDecision};
+use crate::run::{NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange};
 use crate::sharing::{Share, ShareChange};
 use crate::values::{Page, PageRequest, ShareToken};
 
@@ -99,6 +99,40 @@ impl RunStore for InMemoryStore {
         state.runs[run_index] = change.run.clone();
         if let Some(tasks) = state.tasks.get_mut(&key) {
             tasks[task_index] = change.task.clone();
+        }
+        state.append(&change.events);
+        Ok(change)
+    }
+
+    async fn update_tasks(
+        &self,
+        team: TeamId,
+        run: RunId,
+        tasks: &[TaskId],
+        decide: &TasksDecision<'_>,
+    ) -> DomainResult<TasksChange> {
+        let mut state = self.state();
+        let run_index = state.run_index(team, run)?;
+        let key = (team, run);
+        let current: Vec<RunTask> = {
+            let of_run = state.tasks.get(&key).map_or(&[][..], Vec::as_slice);
+            tasks
+                .iter()
+                .filter_map(|id| of_run.iter().find(|t| t.id == *id).cloned())
+                .collect()
+        };
+        let change = decide(&state.runs[run_index], &current)?;
+        state.runs[run_index] = change.run.clone();
+        if let Some(of_run) = state.tasks.get_mut(&key) {
+            for task in change
+                .tasks
+                .iter()
+                .filter(|t| change.changed.contains(&t.id))
+            {
+                if let Some(slot) = of_run.iter_mut().find(|t| t.id == task.id) {
+                    *slot = task.clone();
+                }
+            }
         }
         state.append(&change.events);
         Ok(change)

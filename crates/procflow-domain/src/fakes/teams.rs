@@ -102,6 +102,18 @@ impl TeamStore for InMemoryStore {
         Ok(())
     }
 
+    async fn list_api_keys(&self, team: TeamId) -> DomainResult<Vec<ApiKey>> {
+        let mut keys: Vec<ApiKey> = self
+            .state()
+            .keys
+            .iter()
+            .filter(|(key, _)| key.team_id == team)
+            .map(|(key, _)| key.clone())
+            .collect();
+        keys.sort_by_key(|key| (key.created_at, key.id));
+        Ok(keys)
+    }
+
     async fn revoke_api_key(
         &self,
         team: TeamId,

@@ -79,6 +79,29 @@ impl TaskPatch {
         if run.is_completed() {
             return Err(DomainError::RunCompleted);
         }
+        let step = self.step(run, task, actor, ids, now)?;
+        let open_tasks = step.open_tasks(run.open_tasks());
+        let mut events = step.events;
+        let run = settle(run, open_tasks, step.changed, &mut events, ids, now);
+        Ok(TaskChange {
+            run,
+            task: step.task,
+            events,
+            changed: step.changed,
+            missing_required: step.missing_required,
+        })
+    }
+
+    /// The patch applied to the task alone: the new task and the task's own events. The run's
+    /// progress is settled by the caller ([`settle`]), once for a single patch or a batch.
+    pub(super) fn step(
+        &self,
+        run: &Run,
+        task: &RunTask,
+        actor: Actor,
+        ids: &dyn IdGenerator,
+        now: OffsetDateTime,
+    ) -> Result<TaskStep, DomainError> {
         self.check_fields(task)?;
         let mut next = task.clone();
         self.write_elements(&mut next)?;
@@ -88,44 +111,32 @@ impl TaskPatch {
             next.assignee.clone_from(assignee);
         }
 
-        let mut run_after = run.clone();
         let mut events = Vec::new();
-        let event = |payload| Event {
-            id: EventId::from_uuid(ids.new_id()),
-            team_id: run.team_id,
-            occurred_at: now,
-            payload,
-        };
-        let changed = next != *task;
-        if changed {
-            run_after.updated_at = Some(now);
-        }
-        let open_tasks = match (task.is_open(), next.is_open()) {
-            (true, false) => run.open_tasks().saturating_sub(1),
-            (false, true) => run.open_tasks() + 1,
-            _ => run.open_tasks(),
-        };
-        run_after.progress = Progress::with_open_tasks(open_tasks, now);
         if !task.completed() && next.completed() {
-            events.push(event(EventPayload::TaskCompleted {
-                task: next.snapshot(),
-            }));
+            events.push(event(
+                run,
+                ids,
+                now,
+                EventPayload::TaskCompleted {
+                    task: next.snapshot(),
+                },
+            ));
         }
         if next.assignee != task.assignee && next.assignee.is_some() {
             let email = match &next.assignee {
                 Some(Assignee::Email(email)) => Some(email.clone()),
                 _ => self.assignee_email.clone(),
             };
-            events.push(event(EventPayload::TaskAssigned {
-                task: next.snapshot(),
-                run_title: run.title.clone(),
-                email,
-            }));
-        }
-        if run_after.is_completed() {
-            events.push(event(EventPayload::RunCompleted {
-                run: run_after.snapshot(),
-            }));
+            events.push(event(
+                run,
+                ids,
+                now,
+                EventPayload::TaskAssigned {
+                    task: next.snapshot(),
+                    run_title: run.title.clone(),
+                    email,
+                },
+            ));
         }
         let missing_required = if next.completed() {
             next.custom_elements
@@ -136,11 +147,12 @@ impl TaskPatch {
         } else {
             Vec::new()
         };
-        Ok(TaskChange {
-            run: run_after,
+        Ok(TaskStep {
+            changed: next != *task,
+            closed: task.is_open() && !next.is_open(),
+            reopened: !task.is_open() && next.is_open(),
             task: next,
             events,
-            changed,
             missing_required,
         })
     }
@@ -241,5 +253,70 @@ impl TaskPatch {
             next.decision = None;
             next.comment = None;
         }
+    }
+}
+
+/// One patch applied to one task, before the run's progress is settled.
+pub(super) struct TaskStep {
+    /// The task after the patch.
+    pub(super) task: RunTask,
+    /// The task's own events (completed, assigned).
+    pub(super) events: Vec<Event>,
+    /// Whether the task changed at all.
+    pub(super) changed: bool,
+    /// Whether an open task was completed or skipped.
+    pub(super) closed: bool,
+    /// Whether a completed or skipped task was reopened.
+    pub(super) reopened: bool,
+    /// Required elements still empty on a completed task.
+    pub(super) missing_required: Vec<ElementId>,
+}
+
+impl TaskStep {
+    /// The run's open tasks after this step, from `open_tasks` before it.
+    pub(super) fn open_tasks(&self, open_tasks: u32) -> u32 {
+        match (self.closed, self.reopened) {
+            (true, _) => open_tasks.saturating_sub(1),
+            (_, true) => open_tasks + 1,
+            _ => open_tasks,
+        }
+    }
+}
+
+/// The run header after changes to its tasks that leave `open_tasks` open: touched when
+/// anything `changed`, completed (raising `process_run.completed` into `events`, once) when no
+/// task is left open.
+pub(super) fn settle(
+    run: &Run,
+    open_tasks: u32,
+    changed: bool,
+    events: &mut Vec<Event>,
+    ids: &dyn IdGenerator,
+    now: OffsetDateTime,
+) -> Run {
+    let mut after = run.clone();
+    if changed {
+        after.updated_at = Some(now);
+    }
+    after.progress = Progress::with_open_tasks(open_tasks, now);
+    if after.is_completed() {
+        events.push(event(
+            run,
+            ids,
+            now,
+            EventPayload::RunCompleted {
+                run: after.snapshot(),
+            },
+        ));
+    }
+    after
+}
+
+fn event(run: &Run, ids: &dyn IdGenerator, now: OffsetDateTime, payload: EventPayload) -> Event {
+    Event {
+        id: EventId::from_uuid(ids.new_id()),
+        team_id: run.team_id,
+        occurred_at: now,
+        payload,
     }
 }

@@ -10,7 +10,7 @@ use crate::names::named;
 use crate::template::TaskType;
 
 /// Where a task stands. Completed and skipped exclude each other by construction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TaskState {
     /// Still to do.
     Open,
@@ -49,7 +49,7 @@ named! {
 }
 
 /// A task of a run, copied from a template task when the run started.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct RunTask {
     /// Its id, unique to the run.
     pub id: TaskId,
@@ -156,3 +156,5 @@ impl RunTask {
         }
     }
 }
+
+impl crate::etag::Tagged for RunTask {}

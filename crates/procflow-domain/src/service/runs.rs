@@ -5,6 +5,7 @@ use time::OffsetDateTime;
 use super::Procflow;
 use crate::actor::Assignee;
 use crate::error::DomainResult;
+use crate::etag::IfMatch;
 use crate::ids::{RunId, TaskId, TemplateId};
 use crate::run::{
     Decision, ElementWrite, Prefill, Run, RunFilter, RunTask, StartRun, TaskChange, TaskPatch,
@@ -60,6 +61,27 @@ pub struct UpdateTask {
     pub decision: Option<Decision>,
     /// A comment with the decision.
     pub comment: Option<String>,
+    /// Applies only when the task's current tag matches (`If-Match`), checked under the
+    /// store's lock.
+    pub if_match: Option<IfMatch>,
+}
+
+/// An assignee change resolved: the new assignee (`Some(None)` unassigns), and where to notify.
+pub(super) type Resolved = (Option<Option<Assignee>>, Option<Email>);
+
+impl UpdateTask {
+    /// The state machine's patch, with the assignee resolved.
+    pub(super) fn into_patch(self, (assignee, assignee_email): Resolved) -> TaskPatch {
+        TaskPatch {
+            completed: self.completed,
+            skipped: self.skipped,
+            assignee,
+            assignee_email,
+            custom_elements: self.custom_elements,
+            decision: self.decision,
+            comment: self.comment,
+        }
+    }
 }
 
 impl Procflow {
@@ -148,31 +170,38 @@ impl Procflow {
         request: UpdateTask,
     ) -> DomainResult<TaskChange> {
         let actor = self.actor(team.id, request.actor_email.as_ref()).await?;
-        let (assignee, assignee_email) = match request.assignee {
+        let if_match = request.if_match.clone();
+        let assignee = self.assignee(team, request.assignee.clone()).await?;
+        let patch = request.into_patch(assignee);
+        let (clock, ids) = (&*self.ports.clock, &*self.ports.ids);
+        // The time is read under the store's lock, so that the change that completes a run is
+        // also the latest: completed_at never precedes a task's completion. The precondition
+        // is checked there too, so that of two writers sending the same tag one fails.
+        self.ports
+            .runs
+            .update_task(team.id, run, task, &|run, task| {
+                if let Some(condition) = &if_match {
+                    condition.check(task)?;
+                }
+                patch.apply(run, task, actor, ids, clock.now())
+            })
+            .await
+    }
+
+    /// A requested assignee as the patch takes it: a member's user id or email resolved to the
+    /// member, with the address to notify.
+    pub(super) async fn assignee(
+        &self,
+        team: &Team,
+        requested: Option<Option<Assignee>>,
+    ) -> DomainResult<Resolved> {
+        Ok(match requested {
             None => (None, None),
             Some(None) => (Some(None), None),
             Some(Some(assignee)) => {
                 let (assignee, email) = self.resolve_assignee(team.id, assignee).await?;
                 (Some(Some(assignee)), email)
             }
-        };
-        let patch = TaskPatch {
-            completed: request.completed,
-            skipped: request.skipped,
-            assignee,
-            assignee_email,
-            custom_elements: request.custom_elements,
-            decision: request.decision,
-            comment: request.comment,
-        };
-        let (clock, ids) = (&*self.ports.clock, &*self.ports.ids);
-        // The time is read under the store's lock, so that the change that completes a run is
-        // also the latest: completed_at never precedes a task's completion.
-        self.ports
-            .runs
-            .update_task(team.id, run, task, &|run, task| {
-                patch.apply(run, task, actor, ids, clock.now())
-            })
-            .await
+        })
     }
 }

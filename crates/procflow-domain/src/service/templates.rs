@@ -2,6 +2,7 @@
 
 use super::Procflow;
 use crate::error::DomainResult;
+use crate::etag::IfMatch;
 use crate::ids::TemplateId;
 use crate::team::Team;
 use crate::template::{Template, TemplateDocument, TemplateTask};
@@ -58,21 +59,27 @@ impl Procflow {
         Ok(template)
     }
 
-    /// Replaces a draft's document, keeping the ids the document gives.
+    /// Replaces a draft's document, keeping the ids the document gives; with `if_match`, only
+    /// when the template's current tag matches (checked under the store's lock).
     ///
     /// # Errors
-    /// `NotFound(Template)`, `TemplatePublished`, or a validation error naming the path at fault.
+    /// `NotFound(Template)`, `PreconditionFailed`, `TemplatePublished`, or a validation error
+    /// naming the path at fault.
     pub async fn replace_template(
         &self,
         team: &Team,
         id: TemplateId,
         document: TemplateDocument,
+        if_match: Option<&IfMatch>,
     ) -> DomainResult<Template> {
         let now = self.ports.clock.now();
         let ids = &*self.ports.ids;
         self.ports
             .templates
             .update_template(team.id, id, &|current| {
+                if let Some(condition) = if_match {
+                    condition.check(&current)?;
+                }
                 current.ensure_editable()?;
                 Ok(document.clone().build(team.id, Some(&current), ids, now)?)
             })

@@ -20,7 +20,7 @@ use crate::error::ValidationError;
 ///         .unwrap();
 /// assert_eq!(rule.resolve(datetime!(2026-01-01 9:00 UTC)), datetime!(2026-01-04 9:00 UTC));
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 #[cfg_attr(
     feature = "openapi",
@@ -54,7 +54,7 @@ pub enum DueDateRule {
 }
 
 /// The moment a relative due date counts from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum RelativeTo {
@@ -83,7 +83,7 @@ impl DueDateRule {
 /// assert_eq!(d.duration(), time::Duration::hours(36));
 /// assert!("P1M".parse::<IsoDuration>().is_err());
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct IsoDuration {
     text: String,

@@ -72,6 +72,7 @@ fn editing_the_template_afterwards_does_not_change_existing_runs() {
                 {"title": "Meet the team"}
             ]}]
         })),
+        None,
     ))
     .unwrap();
     let republished = block(w.procflow.publish_template(&w.team, template.id, true)).unwrap();

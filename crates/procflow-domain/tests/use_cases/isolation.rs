@@ -19,7 +19,7 @@ fn another_teams_templates_are_invisible_and_untouchable() {
             not_found
         );
         assert_eq!(
-            block(procflow.replace_template(&w.team, id, document(form()))).err(),
+            block(procflow.replace_template(&w.team, id, document(form()), None)).err(),
             not_found
         );
         for publish in [true, false] {

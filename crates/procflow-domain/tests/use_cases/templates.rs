@@ -36,7 +36,7 @@ fn a_published_template_cannot_be_replaced() {
     let template = w.published(onboarding());
     let refused = block(
         w.procflow
-            .replace_template(&w.team, template.id, document(form())),
+            .replace_template(&w.team, template.id, document(form()), None),
     );
     assert_eq!(refused, Err(DomainError::TemplatePublished));
     assert_eq!(
@@ -48,7 +48,7 @@ fn a_published_template_cannot_be_replaced() {
     w.clock.advance(Duration::minutes(1));
     let replaced = block(
         w.procflow
-            .replace_template(&w.team, template.id, document(form())),
+            .replace_template(&w.team, template.id, document(form()), None),
     )
     .unwrap();
     assert_eq!(replaced.id, template.id);
@@ -70,6 +70,7 @@ fn an_invalid_replacement_leaves_the_template_as_it_was() {
         &w.team,
         template.id,
         document(json!({"title": "Bad", "sections": [{"title": "S", "color": "pink"}]})),
+        None,
     ))
     .unwrap_err();
     assert_eq!(refused_field(refused), "sections[0].color");

@@ -43,13 +43,25 @@ pub(crate) fn invalid() -> ApiError {
     ))
 }
 
-/// SHA-256 of the method, the path with its query string, and the body bytes, each part
-/// separated by a NUL byte (which the method and path cannot contain), so that two different
-/// requests never share the input.
+/// SHA-256 of the method (with the `If-Match` value, when sent), the path with its query
+/// string, and the body bytes, each part separated by a NUL byte (which the method, header
+/// values and path cannot contain), so that two different requests never share the input. The
+/// `If-Match` value follows the method after a byte 0x01, which neither can contain either;
+/// without it the input is what it was before preconditions existed, so keys recorded then
+/// still match.
 #[must_use]
-pub fn request_hash(method: &str, path_and_query: &str, body: &[u8]) -> [u8; 32] {
+pub fn request_hash(
+    method: &str,
+    if_match: Option<&[u8]>,
+    path_and_query: &str,
+    body: &[u8],
+) -> [u8; 32] {
     let mut hasher = Sha256::new();
     hasher.update(method.as_bytes());
+    if let Some(if_match) = if_match {
+        hasher.update([1]);
+        hasher.update(if_match);
+    }
     hasher.update([0]);
     hasher.update(path_and_query.as_bytes());
     hasher.update([0]);
@@ -91,18 +103,28 @@ mod tests {
     }
 
     #[test]
-    fn the_hash_tells_method_path_and_body_apart() {
-        let base = request_hash("POST", "/api/v1/process-runs", b"{}");
-        assert_eq!(base, request_hash("POST", "/api/v1/process-runs", b"{}"));
-        assert_ne!(base, request_hash("PUT", "/api/v1/process-runs", b"{}"));
-        assert_ne!(
-            base,
-            request_hash("POST", "/api/v1/process-runs?x=1", b"{}")
-        );
-        assert_ne!(base, request_hash("POST", "/api/v1/process-runs", b"{ }"));
-        assert_ne!(
-            request_hash("POST", "/a", b"b"),
-            request_hash("POST", "/a\0b", b""),
+    fn the_hash_tells_method_precondition_path_and_body_apart() {
+        let hash = |method, path, body: &[u8]| request_hash(method, None, path, body);
+        let base = hash("POST", "/api/v1/process-runs", b"{}");
+        assert_eq!(base, hash("POST", "/api/v1/process-runs", b"{}"));
+        assert_ne!(base, hash("PUT", "/api/v1/process-runs", b"{}"));
+        assert_ne!(base, hash("POST", "/api/v1/process-runs?x=1", b"{}"));
+        assert_ne!(base, hash("POST", "/api/v1/process-runs", b"{ }"));
+        assert_ne!(hash("POST", "/a", b"b"), hash("POST", "/a\0b", b""));
+        let tagged = |tag: &[u8]| request_hash("PATCH", Some(tag), "/a", b"{}");
+        assert_ne!(tagged(b"\"x\""), tagged(b"\"y\""));
+        assert_ne!(tagged(b"\"x\""), hash("PATCH", "/a", b"{}"));
+        assert_ne!(tagged(b""), hash("PATCH", "/a", b"{}"));
+    }
+
+    #[test]
+    fn without_a_precondition_the_hash_is_the_one_recorded_before_preconditions_existed() {
+        let mut before = Sha256::new();
+        before.update(b"POST\0/api/v1/process-runs\0{}");
+        let before: [u8; 32] = before.finalize().into();
+        assert_eq!(
+            request_hash("POST", None, "/api/v1/process-runs", b"{}"),
+            before
         );
     }
 }

@@ -73,6 +73,11 @@ single!(
     RunTaskView<'static>
 );
 single!(
+    /// `{"data": [RunTask, ...]}`: the tasks of a batch update, in the order given.
+    RunTaskBatch,
+    Vec<RunTaskView<'static>>
+);
+single!(
     /// `{"data": ShareResult}`
     ShareResultData,
     ShareResultView<'static>

@@ -1,11 +1,17 @@
 //! The answers the annotations leave to one table: the error answers of each operation (API
 //! contract 1, as `error.rs` and the extractors produce them), the bearer scheme, the
-//! `Idempotency-Key` header of `POST` operations, and the headers every answer carries.
+//! `Idempotency-Key` header of `POST` and `PATCH` operations, the conditional requests of
+//! single resources and writes (`ETag`, `If-None-Match` and 304 on single GETs, `If-Match` and
+//! 412 on `PATCH` and `PUT`: `crate::conditional`), and the headers every answer carries.
 
 use serde_json::{Map, Value, json};
 
 use procflow_domain::error::ErrorCode;
 
+use actix_web::http::Method;
+
+use crate::conditional::{is_single_get, takes_if_match};
+use crate::idempotency;
 use crate::routes::authenticated;
 
 /// An error answer: its code (which says its status), and when it happens.
@@ -18,6 +24,22 @@ const UNAUTHORIZED: Case = (
 const FORBIDDEN: Case = (
     ErrorCode::Forbidden,
     "The team's subscription is not active.",
+);
+const FORBIDDEN_WRITE: Case = (
+    ErrorCode::Forbidden,
+    "The team's subscription is not active, or the API key's scope is `read`: this operation changes something and needs the `write` scope.",
+);
+const BAD_IF_MATCH: Case = (
+    ErrorCode::ValidationError,
+    "`If-Match` is neither `*` nor a list of entity tags (`\"...\"` or `W/\"...\"`).",
+);
+const PRECONDITION_FAILED: Case = (
+    ErrorCode::PreconditionFailed,
+    "`If-Match` names no current `ETag` of the resource (a weak tag never matches): it changed since it was read; nothing was changed. `GET` it again and retry.",
+);
+const BAD_IF_NONE_MATCH: Case = (
+    ErrorCode::ValidationError,
+    "`If-None-Match` is neither `*` nor a list of entity tags (`\"...\"` or `W/\"...\"`).",
 );
 const RATE_LIMITED: Case = (
     ErrorCode::RateLimited,
@@ -136,6 +158,17 @@ fn particular(operation_id: &str) -> &'static [Case] {
                 "A value invalid for its element (a dropdown or multichoice value not in its options: the message lists them), a display-only element written, an unknown element, skipping an essential task, `completed` and `skipped` both true, a decision on a task that is no approval, an assignee that is neither a member nor an email.",
             ),
         ],
+        "updateRunTasks" => &[
+            RUN,
+            (
+                ErrorCode::RunCompleted,
+                "The run is completed: its tasks cannot change.",
+            ),
+            (
+                ErrorCode::ValidationError,
+                "No task or more than 100; or an item refused, named by its index and task (`tasks[1] (task <id>): ...`): a task that is not the run's or is named twice, or anything a single task update refuses. Nothing was changed.",
+            ),
+        ],
         "readiness" => &[UNAVAILABLE],
         _ => &[],
     }
@@ -155,13 +188,29 @@ fn cases(method: &str, path: &str, operation: &Value) -> Vec<Case> {
         cases.extend([BAD_BODY, TOO_LARGE, NOT_JSON]);
     }
     if authenticated(path) {
-        cases.extend([UNAUTHORIZED, FORBIDDEN, RATE_LIMITED, UNAVAILABLE]);
-        if method == "post" {
+        let forbidden = if method == "get" {
+            FORBIDDEN
+        } else {
+            FORBIDDEN_WRITE
+        };
+        cases.extend([UNAUTHORIZED, forbidden, RATE_LIMITED, UNAVAILABLE]);
+        if idempotency::guards(&http_method(method)) {
             cases.extend([BAD_KEY, IN_FLIGHT, KEY_REUSED]);
+        }
+        if takes_if_match(&http_method(method)) {
+            cases.extend([BAD_IF_MATCH, PRECONDITION_FAILED]);
+        }
+        if is_single_get(&http_method(method), path) {
+            cases.push(BAD_IF_NONE_MATCH);
         }
     }
     cases.push(INTERNAL);
     cases
+}
+
+/// The method an OpenAPI operation key names (`get`, `patch`, ...).
+fn http_method(name: &str) -> Method {
+    Method::from_bytes(name.to_ascii_uppercase().as_bytes()).unwrap_or(Method::GET)
 }
 
 /// A header the answers it is listed on always carry.
@@ -178,12 +227,21 @@ fn headers() -> Value {
         "RateLimit-Reset": header("Seconds until the window frees a request.", json!({"type": "integer", "minimum": 0})),
         "Retry-After": header("Seconds to wait before retrying.", json!({"type": "integer", "minimum": 1})),
         "WWW-Authenticate": header("`Bearer`.", json!({"type": "string"})),
+        "ETag": header(
+            "The strong entity tag of the resource's current representation: send it back in `If-None-Match` to get 304 while it has not changed, or in `If-Match` to apply a write only if it has not.",
+            etag_schema(),
+        ),
         "Idempotency-Replayed": {
             "description": "`true` on an answer replayed for a repeated `Idempotency-Key`.",
             "required": false,
             "schema": {"type": "string", "enum": ["true"]},
         },
     })
+}
+
+/// What an `ETag` we send looks like: 32 hex digits in double quotes.
+fn etag_schema() -> Value {
+    json!({"type": "string", "pattern": "^\"[0-9a-f]{32}\"$"})
 }
 
 fn header_ref(name: &str) -> Value {
@@ -261,13 +319,36 @@ pub(super) fn complete(document: &mut Value) {
         "bearerFormat": "pf_live_<random>",
         "description": "An API key of the team: `Authorization: Bearer <API key>`.",
     }});
-    components["parameters"] = json!({"Idempotency-Key": {
-        "name": "Idempotency-Key",
-        "in": "header",
-        "required": false,
-        "description": "Makes a retry safe: a second request with the same key and body (same team, within 24 hours) gets the first one's answer (status and body) replayed; with another body 422 `idempotency_key_reused`; while the first is still running 409 `idempotency_in_flight`.",
-        "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
-    }});
+    // An entity-tag list as RFC 9110 writes it: `*` alone, or `"..."` / `W/"..."` separated
+    // by commas (empty list elements are allowed, as the RFC asks recipients to); the server
+    // refuses anything else with 400 (`crate::conditional`).
+    let tag_list = json!({
+        "type": "string",
+        "pattern": "^[ \\t]*\\*[ \\t]*$|^[ \\t,]*(W/)?\"[!#-~]*\"([ \\t]*,[ \\t,]*(W/)?\"[!#-~]*\")*[ \\t,]*$",
+    });
+    components["parameters"] = json!({
+        "Idempotency-Key": {
+            "name": "Idempotency-Key",
+            "in": "header",
+            "required": false,
+            "description": "Makes a retry safe: a second request with the same key and body (same team, within 24 hours) gets the first one's answer (status and body) replayed; with another body 422 `idempotency_key_reused`; while the first is still running 409 `idempotency_in_flight`.",
+            "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
+        },
+        "If-Match": {
+            "name": "If-Match",
+            "in": "header",
+            "required": false,
+            "description": "Applies the write only if the resource's current `ETag` is one of these (strong comparison: a `W/` tag never matches), checked under the same lock as the write, so of two writers sending the same tag one gets 412 `precondition_failed` and changes nothing. `*` matches any existing resource. A list resource (the batch update of a run's tasks) has no `ETag`: only `*` matches it.",
+            "schema": tag_list.clone(),
+        },
+        "If-None-Match": {
+            "name": "If-None-Match",
+            "in": "header",
+            "required": false,
+            "description": "Answers 304 without a body when the resource's current `ETag` is one of these (weak comparison), or for `*`.",
+            "schema": tag_list,
+        },
+    });
     // utoipa leaves `deny_unknown_fields` of an internally tagged enum out of its variants.
     if let Some(variants) = document["components"]["schemas"]["DueDateRule"]["oneOf"].as_array_mut()
     {
@@ -291,10 +372,25 @@ pub(super) fn complete(document: &mut Value) {
 fn complete_operation(method: &str, path: &str, operation: &mut Value) {
     let authenticated = authenticated(path);
     let cases = cases(method, path, operation);
+    let http_method = http_method(method);
+    let keyed = authenticated && idempotency::guards(&http_method);
+    let single_get = is_single_get(&http_method, path);
+    // A write to a single resource answers its new `ETag`; a batch (a list) answers none.
+    let tagged_write = authenticated && takes_if_match(&http_method) && path.ends_with('}');
     if authenticated {
         operation["security"] = json!([{"bearer": []}]);
-        if method == "post" {
-            let parameter = json!({"$ref": "#/components/parameters/Idempotency-Key"});
+        let mut parameters = Vec::new();
+        if keyed {
+            parameters.push("Idempotency-Key");
+        }
+        if takes_if_match(&http_method) {
+            parameters.push("If-Match");
+        }
+        if single_get {
+            parameters.push("If-None-Match");
+        }
+        for name in parameters {
+            let parameter = json!({"$ref": format!("#/components/parameters/{name}")});
             match operation["parameters"].as_array_mut() {
                 Some(parameters) => parameters.push(parameter),
                 None => operation["parameters"] = json!([parameter]),
@@ -307,7 +403,13 @@ fn complete_operation(method: &str, path: &str, operation: &mut Value) {
     let Some(responses) = operation["responses"].as_object_mut() else {
         return;
     };
-    for response in responses.values_mut() {
+    if single_get {
+        responses.insert(
+            "304".into(),
+            json!({"description": "Not modified: the `ETag` in `If-None-Match` is the resource's current one. No body."}),
+        );
+    }
+    for (status, response) in responses.iter_mut() {
         let headers = &mut response["headers"];
         if !headers.is_object() {
             *headers = json!({});
@@ -317,9 +419,21 @@ fn complete_operation(method: &str, path: &str, operation: &mut Value) {
             for name in ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] {
                 headers[name] = header_ref(name);
             }
-            if method == "post" {
+            if keyed {
                 headers["Idempotency-Replayed"] = header_ref("Idempotency-Replayed");
             }
+        }
+        if (single_get && (status == "200" || status == "304")) || (tagged_write && status == "200")
+        {
+            headers["ETag"] = header_ref("ETag");
+        }
+        // A replayed answer is the kept status and body, without the original's headers.
+        if tagged_write && keyed && status == "200" {
+            headers["ETag"] = json!({
+                "description": "The resource's new entity tag, for the next write's `If-Match`; absent on an answer replayed for a repeated `Idempotency-Key`.",
+                "required": false,
+                "schema": etag_schema(),
+            });
         }
     }
     let mut statuses: Vec<u16> = cases.iter().map(|c| c.0.http_status()).collect();

@@ -84,6 +84,7 @@ fn key_and_team(n: u8) -> (ApiKey, Team) {
         created_by: UserId::from_uuid(Uuid::from_u128(0xB)),
         created_at: T0,
         revoked_at: None,
+        scope: procflow_domain::team::KeyScope::Write,
     };
     (key, team)
 }

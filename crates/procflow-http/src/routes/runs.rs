@@ -6,6 +6,7 @@ use actix_web::{HttpResponse, web};
 use crate::AppState;
 use crate::auth::Caller;
 use crate::bodies::{Body, CreateRunBody, InviteBody};
+use crate::conditional::IfNoneMatch;
 use crate::error::ApiError;
 use crate::params::{self, RunsQuery};
 use crate::views::{self, CreatedRunView, RunView, ShareResultView};
@@ -71,12 +72,13 @@ pub async fn get(
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<String>,
+    held: IfNoneMatch,
 ) -> Result<HttpResponse, ApiError> {
     let run = state
         .procflow()
         .get_run(&caller.team, params::run_id(&id)?)
         .await?;
-    Ok(views::data(RunView::from(&run)))
+    Ok(held.answer(&run, RunView::from))
 }
 
 /// `POST /process-runs/{id}/invite` (spec 4.7).

@@ -1,10 +1,14 @@
-//! `/api/v1/process-runs/{id}/tasks`: list, get and update a run's tasks.
+//! `/api/v1/process-runs/{id}/tasks`: list, get and update a run's tasks, one or several at
+//! once.
 
 use actix_web::{HttpResponse, web};
 
 use crate::AppState;
 use crate::auth::Caller;
-use crate::bodies::{Body, UpdateTaskBody};
+use procflow_domain::service::{UpdateTask, UpdateTasks};
+
+use crate::bodies::{Body, UpdateTaskBody, UpdateTasksBody};
+use crate::conditional::{self, IfMatchHeader, IfNoneMatch};
 use crate::error::ApiError;
 use crate::params::{self, PageQuery};
 use crate::views::{self, RunTaskListView, RunTaskView};
@@ -47,10 +51,11 @@ pub async fn get(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<(String, String)>,
+    held: IfNoneMatch,
 ) -> Result<HttpResponse, ApiError> {
     let (run, task) = (params::run_id(&path.0)?, params::task_id(&path.1)?);
     let task = state.procflow().get_task(&caller.team, run, task).await?;
-    Ok(views::data(RunTaskView::from(&task)))
+    Ok(held.answer(&task, RunTaskView::from))
 }
 
 /// `PATCH /process-runs/{id}/tasks/{task_id}` (spec 4.11): answers the full task.
@@ -69,12 +74,17 @@ pub async fn update(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<(String, String)>,
+    IfMatchHeader(if_match): IfMatchHeader,
     Body(body): Body<UpdateTaskBody>,
 ) -> Result<HttpResponse, ApiError> {
     let (run, task) = (params::run_id(&path.0)?, params::task_id(&path.1)?);
+    let request = UpdateTask {
+        if_match,
+        ..body.into_request()?
+    };
     let change = state
         .procflow()
-        .update_task(&caller.team, run, task, body.into_request()?)
+        .update_task(&caller.team, run, task, request)
         .await?;
     if !change.missing_required.is_empty() {
         tracing::info!(
@@ -84,5 +94,45 @@ pub async fn update(
             "task completed with required fields empty"
         );
     }
-    Ok(views::data(RunTaskView::from(&change.task)))
+    Ok(conditional::tagged(&change.task, RunTaskView::from))
+}
+
+/// `PATCH /process-runs/{id}/tasks`: several tasks at once, all or nothing (API contract 11).
+#[utoipa::path(
+    patch,
+    path = "/api/v1/process-runs/{id}/tasks",
+    tag = "tasks",
+    operation_id = "updateRunTasks",
+    summary = "Update several tasks of a run",
+    description = "Each item is a task's `id` with the fields of a single task update, validated as that update is. All items apply, in one transaction under one lock of the run, or none does; each task raises the events its single update would, and a batch that closes the run's last open task completes the run once. Answers the tasks in the order given. Counts as one request against the rate limit.",
+    params(("id" = String, Path, format = "uuid", description = "The run's id")),
+    request_body = crate::bodies::UpdateTasksBody,
+    responses((status = 200, description = "The tasks, in the order given", body = crate::openapi::envelopes::RunTaskBatch))
+)]
+pub async fn update_many(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<String>,
+    IfMatchHeader(if_match): IfMatchHeader,
+    Body(body): Body<UpdateTasksBody>,
+) -> Result<HttpResponse, ApiError> {
+    let run = params::run_id(&id)?;
+    let request = UpdateTasks {
+        if_match,
+        ..body.into_request()?
+    };
+    let change = state
+        .procflow()
+        .update_tasks(&caller.team, run, request)
+        .await?;
+    if !change.missing_required.is_empty() {
+        tracing::info!(
+            run.id = %run,
+            tasks = change.tasks.len(),
+            missing_required = change.missing_required.len(),
+            "tasks completed with required fields empty"
+        );
+    }
+    let views: Vec<RunTaskView<'_>> = change.tasks.iter().map(RunTaskView::from).collect();
+    Ok(views::data(views))
 }

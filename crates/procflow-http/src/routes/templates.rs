@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::AppState;
 use crate::auth::Caller;
 use crate::bodies::{Body, PublishBody};
+use crate::conditional::{self, IfMatchHeader, IfNoneMatch};
 use crate::error::ApiError;
 use crate::params::{self, PageQuery};
 use crate::views::{self, TemplateListView, TemplateTaskView, TemplateView};
@@ -50,12 +51,13 @@ pub async fn get(
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<String>,
+    held: IfNoneMatch,
 ) -> Result<HttpResponse, ApiError> {
     let template = state
         .procflow()
         .get_template(&caller.team, params::template_id(&id)?)
         .await?;
-    Ok(views::data(TemplateView::from(&template)))
+    Ok(held.answer(&template, TemplateView::from))
 }
 
 /// `GET /process-templates/{id}/tasks` (spec 4.4).
@@ -151,6 +153,7 @@ pub async fn replace(
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<String>,
+    IfMatchHeader(if_match): IfMatchHeader,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
     let id = params::template_id(&id)?;
@@ -158,9 +161,9 @@ pub async fn replace(
         TemplateDocument::from_json(body.into_inner()).map_err(ApiError::from_validation)?;
     let template = state
         .procflow()
-        .replace_template(&caller.team, id, document)
+        .replace_template(&caller.team, id, document, if_match.as_ref())
         .await?;
-    Ok(views::data(TemplateView::from(&template)))
+    Ok(conditional::tagged(&template, TemplateView::from))
 }
 
 /// `DELETE /process-templates/{id}`: archives it; 204.

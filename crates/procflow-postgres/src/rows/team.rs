@@ -44,6 +44,7 @@ pub(crate) struct ApiKeyRow {
     pub created_by: Uuid,
     pub created_at: OffsetDateTime,
     pub revoked_at: Option<OffsetDateTime>,
+    pub scope: String,
 }
 
 impl TeamRow {
@@ -107,18 +108,20 @@ impl ApiKeyRow {
             created_by: key.created_by.as_uuid(),
             created_at: key.created_at,
             revoked_at: key.revoked_at,
+            scope: key.scope.as_str().to_owned(),
         }
     }
 
-    pub(crate) fn into_domain(self) -> ApiKey {
-        ApiKey {
+    pub(crate) fn into_domain(self) -> Result<ApiKey, DomainError> {
+        Ok(ApiKey {
             id: ApiKeyId::from_uuid(self.id),
             team_id: TeamId::from_uuid(self.team_id),
             name: self.name,
             prefix: self.prefix,
             created_by: UserId::from_uuid(self.created_by),
+            scope: parse("key scope", &self.scope)?,
             created_at: self.created_at,
             revoked_at: self.revoked_at,
-        }
+        })
     }
 }

@@ -53,7 +53,7 @@ const ADMIT: &str = "\
 WITH k AS ( \
     SELECT api_keys.team_id, api_keys.id AS key_id, api_keys.name AS key_name, \
            api_keys.prefix, api_keys.key_hash, api_keys.created_by, \
-           api_keys.created_at AS key_created_at, api_keys.revoked_at, \
+           api_keys.created_at AS key_created_at, api_keys.revoked_at, api_keys.scope, \
            teams.name AS team_name, teams.base_url, teams.timezone, teams.subscription, \
            teams.created_at AS team_created_at \
     FROM api_keys JOIN teams ON teams.id = api_keys.team_id \
@@ -172,6 +172,8 @@ struct Admitted {
     #[diesel(sql_type = Nullable<Timestamptz>)]
     revoked_at: Option<OffsetDateTime>,
     #[diesel(sql_type = Text)]
+    scope: String,
+    #[diesel(sql_type = Text)]
     team_name: String,
     #[diesel(sql_type = Text)]
     base_url: String,
@@ -204,6 +206,7 @@ impl Admitted {
             created_by: self.created_by,
             created_at: self.key_created_at,
             revoked_at: self.revoked_at,
+            scope: self.scope,
         };
         let team = TeamRow {
             id: self.team_id,
@@ -213,7 +216,7 @@ impl Admitted {
             subscription: self.subscription,
             created_at: self.team_created_at,
         };
-        Ok((key.into_domain(), team.into_domain()?))
+        Ok((key.into_domain()?, team.into_domain()?))
     }
 }
 

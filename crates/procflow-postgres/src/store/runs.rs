@@ -7,15 +7,15 @@ use futures_util::TryFutureExt;
 use futures_util::future::{try_join, try_join3, try_join4};
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
-use procflow_domain::ports::{RunStore, ShareDecision, TaskDecision};
-use procflow_domain::run::{NewRun, Run, RunFilter, RunTask, TaskChange};
+use procflow_domain::ports::{RunStore, ShareDecision, TaskDecision, TasksDecision};
+use procflow_domain::run::{NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange};
 use procflow_domain::sharing::{Share, ShareChange};
 use procflow_domain::values::{Cursor, Page, PageRequest, ShareToken};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::unnest::{InsertRunSections, InsertRunTasks};
-use super::{PgStore, append_events, not_found, sections_of_runs, sharing};
+use super::{PgStore, append_events, batch, not_found, sections_of_runs, sharing};
 use crate::error::{Failure, db_error};
 use crate::rows::run::{RunChanges, RunRow, RunSectionRow, RunTaskChanges, RunTaskRow};
 use crate::schema::{run_tasks, runs};
@@ -381,6 +381,17 @@ impl RunStore for PgStore {
         })
         .await
         .map_err(Into::into)
+    }
+
+    async fn update_tasks(
+        &self,
+        team: TeamId,
+        run: RunId,
+        tasks: &[TaskId],
+        decide: &TasksDecision<'_>,
+    ) -> DomainResult<TasksChange> {
+        let mut conn = self.conn().await?;
+        batch::update_tasks(&mut conn, team, run, tasks, decide).await
     }
 
     async fn get_share(&self, team: TeamId, run: RunId) -> DomainResult<Option<Share>> {

@@ -29,7 +29,7 @@ impl TeamStore for PgStore {
             .optional()
             .map_err(db_error)?;
         found
-            .map(|(key, team)| Ok((key.into_domain(), team.into_domain()?)))
+            .map(|(key, team)| Ok((key.into_domain()?, team.into_domain()?)))
             .transpose()
     }
 
@@ -143,6 +143,18 @@ impl TeamStore for PgStore {
             )) => Err(not_found(Resource::Member)),
             other => other.map(|_| ()).map_err(db_error),
         }
+    }
+
+    async fn list_api_keys(&self, team: TeamId) -> DomainResult<Vec<ApiKey>> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<ApiKeyRow> = api_keys::table
+            .filter(api_keys::team_id.eq(team.as_uuid()))
+            .order((api_keys::created_at, api_keys::id))
+            .select(ApiKeyRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(db_error)?;
+        rows.into_iter().map(ApiKeyRow::into_domain).collect()
     }
 
     async fn revoke_api_key(

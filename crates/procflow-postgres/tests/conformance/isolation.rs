@@ -73,7 +73,7 @@ async fn another_team_finds_nothing_and_changes_nothing(env: Env) {
     let doc = TemplateDocument::from_json(document()).unwrap();
     assert_eq!(
         env.procflow
-            .replace_template(them, template.id, doc)
+            .replace_template(them, template.id, doc, None)
             .await
             .unwrap_err(),
         no_template

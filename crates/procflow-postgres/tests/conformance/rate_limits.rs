@@ -38,6 +38,7 @@ async fn api_key(env: &Env, team: &Team, n: u8) -> TestKey {
         created_by: UserId::from_uuid(Uuid::from_u128(team.id.as_uuid().as_u128() + 1)),
         created_at: T0,
         revoked_at: None,
+        scope: procflow_domain::team::KeyScope::Write,
     };
     let mut hash = [n; 32];
     hash[..16].copy_from_slice(team.id.as_uuid().as_bytes());

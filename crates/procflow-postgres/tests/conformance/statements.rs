@@ -3,7 +3,7 @@
 //! number of statements. PostgreSQL only: statements are what these tests count.
 
 use procflow_domain::run::RunFilter;
-use procflow_domain::service::UpdateTask;
+use procflow_domain::service::{UpdateTask, UpdateTasks};
 use procflow_domain::values::{Cursor, Limit, PageRequest};
 
 use super::env::Env;
@@ -158,4 +158,56 @@ async fn a_template_of_1000_tasks_is_written_in_as_many_statements_as_one_of_5()
     // Its sections and its tasks (with their elements) are one statement each, whatever their
     // number; the rest of creating and publishing does not depend on the size either.
     assert_eq!(counts[0], counts[1]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_of_5_tasks_and_one_of_100_on_500_cost_the_same_seven_statements() {
+    let env = Env::postgres().await;
+    let mut counts = Vec::new();
+    for (size, batch) in [(5, 5), (500, 100)] {
+        let template = published(&env, &env.team, sized_document(size, 2)).await;
+        let run = env
+            .procflow
+            .create_run(&env.team, start(&template))
+            .await
+            .unwrap();
+        let mut tasks = Vec::new();
+        let mut cursor = None;
+        while tasks.len() < batch {
+            let page = env
+                .store
+                .list_tasks(
+                    env.team.id,
+                    run.id,
+                    PageRequest {
+                        limit: Limit::new(100).unwrap(),
+                        cursor,
+                    },
+                )
+                .await
+                .unwrap();
+            cursor = page.next_cursor;
+            tasks.extend(page.items);
+        }
+        let request = UpdateTasks {
+            tasks: tasks[..batch]
+                .iter()
+                .map(|task| {
+                    let patch = UpdateTask {
+                        completed: Some(true),
+                        ..UpdateTask::default()
+                    };
+                    (task.id, patch)
+                })
+                .collect(),
+            ..UpdateTasks::default()
+        };
+        let (updated, count) =
+            statements(&env, env.procflow.update_tasks(&env.team, run.id, request)).await;
+        assert_eq!(updated.unwrap().changed.len(), batch);
+        counts.push(count);
+    }
+    // BEGIN, lock the run and read the batch's tasks (pipelined: one round trip), update the
+    // tasks in one statement, write the run, append the events (these three pipelined), COMMIT.
+    assert_eq!(counts, [7, 7]);
 }

@@ -17,6 +17,7 @@ fn key(team: TeamId, created_by: UserId, n: u128) -> ApiKey {
         created_by,
         created_at: time::macros::datetime!(2026-02-01 0:00 UTC),
         revoked_at: None,
+        scope: procflow_domain::team::KeyScope::Write,
     }
 }
 
@@ -163,4 +164,52 @@ async fn teams_are_created_once_and_their_subscription_set(env: Env) {
         env.store.add_member(&orphan).await.unwrap_err(),
         DomainError::NotFound(Resource::Team)
     );
+}
+
+conformance_test!(keys_are_listed_per_team_oldest_first_with_their_scope_revoked_ones_too);
+async fn keys_are_listed_per_team_oldest_first_with_their_scope_revoked_ones_too(env: Env) {
+    use procflow_domain::team::KeyScope;
+
+    assert_eq!(env.store.list_api_keys(env.team.id).await.unwrap(), []);
+    let later = ApiKey {
+        scope: KeyScope::Read,
+        created_at: time::macros::datetime!(2026-02-02 0:00 UTC),
+        ..key(env.team.id, admin_of(env.team.id), 1)
+    };
+    let earlier = key(env.team.id, admin_of(env.team.id), 2);
+    let theirs = key(env.other.id, admin_of(env.other.id), 3);
+    for (record, hash) in [
+        (&later, [1_u8; 32]),
+        (&earlier, [2; 32]),
+        (&theirs, [3; 32]),
+    ] {
+        env.store.insert_api_key(record, &hash).await.unwrap();
+    }
+    env.store
+        .revoke_api_key(env.team.id, earlier.id, env.clock_now())
+        .await
+        .unwrap();
+    let revoked = ApiKey {
+        revoked_at: Some(env.clock_now()),
+        ..earlier
+    };
+    assert_eq!(
+        env.store.list_api_keys(env.team.id).await.unwrap(),
+        [revoked, later.clone()]
+    );
+    assert_eq!(
+        env.store.list_api_keys(env.other.id).await.unwrap(),
+        [theirs]
+    );
+
+    // The scope comes back with the key wherever a key is found.
+    let (found, _) = env.store.find_api_key(&[1; 32]).await.unwrap().unwrap();
+    assert_eq!(found.scope, KeyScope::Read);
+    let admitted = env
+        .store
+        .admit(&[1; 32], env.clock_now(), 10, time::Duration::minutes(1))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(admitted.key, later);
 }

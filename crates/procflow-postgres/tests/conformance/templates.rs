@@ -196,7 +196,7 @@ async fn a_published_template_cannot_be_replaced_and_a_draft_keeps_given_ids(env
     };
     let refused = env
         .procflow
-        .replace_template(&env.team, template.id, replacement())
+        .replace_template(&env.team, template.id, replacement(), None)
         .await;
     assert_eq!(refused.unwrap_err(), DomainError::TemplatePublished);
     assert_eq!(
@@ -213,7 +213,7 @@ async fn a_published_template_cannot_be_replaced_and_a_draft_keeps_given_ids(env
         .unwrap();
     let replaced = env
         .procflow
-        .replace_template(&env.team, template.id, replacement())
+        .replace_template(&env.team, template.id, replacement(), None)
         .await
         .unwrap();
     let read = env

@@ -9,6 +9,7 @@ pub mod event;
 #[cfg(feature = "fakes")]
 pub mod fakes;
 pub mod ids;
+pub mod json;
 pub mod limits;
 pub mod names;
 #[cfg(feature = "openapi")]

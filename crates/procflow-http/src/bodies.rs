@@ -6,8 +6,9 @@ use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, web};
 use futures_util::future::LocalBoxFuture;
 use procflow_domain::actor::Assignee;
-use procflow_domain::error::Resource;
+use procflow_domain::error::{Resource, ValidationError};
 use procflow_domain::ids::TemplateId;
+use procflow_domain::json;
 use procflow_domain::run::{Decision, ElementWrite, Prefill};
 use procflow_domain::service::{CreateRun, UpdateTask};
 use procflow_domain::sharing::Invitation;
@@ -52,14 +53,11 @@ pub fn typed<T: DeserializeOwned>(value: Value) -> Result<T, ApiError> {
             "invalid request body: expected a JSON object",
         ));
     }
-    serde_path_to_error::deserialize(value).map_err(|error| {
-        let path = error.path().to_string();
-        let cause = error.into_inner();
-        if path == "." {
-            ApiError::validation(format!("invalid request body: {cause}"))
-        } else {
-            ApiError::invalid_field(&path, cause.to_string())
+    json::read(&value).map_err(|refused| match refused {
+        ValidationError::Field { field, message } if field == "body" => {
+            ApiError::validation(format!("invalid request body: {message}"))
         }
+        other => ApiError::from_validation(other),
     })
 }
 

@@ -409,3 +409,58 @@ async fn an_unreachable_database_is_503_unavailable() {
         .await
         .assert_status(200);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nested_object_sent_as_an_array_is_a_validation_error_naming_it() {
+    let app = TestApp::spawn().await;
+    let run_id = app.start_demo_run().await;
+    let task = app.task_id(&run_id, "Say hello").await;
+    let element = app.template.element_id("Say hello", "Done");
+    let task_path = format!("/api/v1/process-runs/{run_id}/tasks/{task}");
+    let tasks_before = app.run_tasks(&run_id).await;
+    for (method, path, body, field) in [
+        (
+            Method::POST,
+            "/api/v1/process-runs".to_owned(),
+            json!({"template_id": app.template.id,
+                   "custom_elements": [[app.template.id, element, true]]}),
+            "custom_elements[0]",
+        ),
+        (
+            Method::PATCH,
+            task_path.clone(),
+            json!({"custom_elements": [[element, true]]}),
+            "custom_elements[0]",
+        ),
+        (
+            Method::PATCH,
+            format!("/api/v1/process-runs/{run_id}/tasks"),
+            json!({"tasks": [[task, true]]}),
+            "tasks[0]",
+        ),
+        (
+            Method::POST,
+            "/api/v1/process-templates".to_owned(),
+            json!({"title": "T", "sections": [["S", null, null, []]]}),
+            "sections[0]",
+        ),
+    ] {
+        let message = app
+            .call(method.clone(), &path)
+            .json(&body)
+            .send()
+            .await
+            .error(400, "validation_error");
+        assert!(
+            message.starts_with(&format!("{field}: invalid type: sequence")),
+            "{method} {path}: {message}"
+        );
+    }
+    assert_eq!(
+        app.run_tasks(&run_id).await,
+        tasks_before,
+        "nothing was written"
+    );
+    assert_eq!(app.all("/api/v1/process-runs").await.len(), 1);
+    assert_eq!(app.all("/api/v1/process-templates").await.len(), 1);
+}

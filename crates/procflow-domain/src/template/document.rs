@@ -153,11 +153,7 @@ impl TemplateDocument {
                 "a template document is a JSON object",
             ));
         }
-        serde_path_to_error::deserialize(value).map_err(|error| {
-            let path = error.path().to_string();
-            let field = if path == "." { "body".to_owned() } else { path };
-            ValidationError::field(field, error.into_inner().to_string())
-        })
+        crate::json::read(&value)
     }
 
     /// Checks every rule and builds the template: a new draft, or the replacement of

@@ -4,7 +4,9 @@
 //! no client means `[["id", "value"]]` for `[{"id": ..., "value": ...}]`, and a schema fuzzer
 //! finds such requests accepted although the API documents objects. [`read`] goes through a
 //! deserializer of its own over the JSON value that reads structs from objects only, at every
-//! depth.
+//! depth. It also reads an integer from a number with no fraction written as a float
+//! (`278.0`): JSON Schema's `integer` is any number with a zero fractional part, so the
+//! documented integers must accept it.
 //!
 //! ```
 //! use procflow_domain::json;
@@ -66,6 +68,34 @@ impl Strict<'_> {
             Value::Object(_) => Unexpected::Map,
         }
     }
+}
+
+/// The integer a float without a fraction stands for (`278.0` is 278), if it is one.
+fn whole(value: &Value) -> Option<i64> {
+    let float = value
+        .as_f64()
+        .filter(|f| value.is_f64() && f.fract() == 0.0)?;
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "the bounds are checked first: the float is whole and in range"
+    )]
+    if (-9_007_199_254_740_992.0..=9_007_199_254_740_992.0).contains(&float) {
+        Some(float as i64)
+    } else {
+        None
+    }
+}
+
+/// Integer methods that read a whole float as its integer, then go on as `deserialize_any`.
+macro_rules! integers {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+            match whole(self.0) {
+                Some(integer) => visitor.visit_i64(integer),
+                None => self.deserialize_any(visitor),
+            }
+        }
+    )*};
 }
 
 impl<'a> IntoDeserializer<'a, serde_json::Error> for Strict<'a> {
@@ -143,8 +173,13 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
         visitor.visit_newtype_struct(self)
     }
 
+    integers! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+    }
+
     forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        bool i128 u128 f32 f64 char str string bytes byte_buf
         unit unit_struct seq tuple tuple_struct map identifier ignored_any
     }
 }
@@ -213,6 +248,18 @@ mod tests {
             };
             assert_eq!(field, path, "{body}");
             assert!(message.contains("sequence"), "{message}");
+        }
+    }
+
+    #[test]
+    fn an_integer_is_read_from_a_float_without_a_fraction_only() {
+        let whole: Outer = read(&json!({"count": 278.0, "ratio": 2.0})).unwrap();
+        assert_eq!((whole.count, whole.ratio), (Some(278), Some(2.0)));
+        for refused in [json!(278.5), json!(1e300), json!("278")] {
+            assert!(
+                read::<Outer>(&json!({"count": refused})).is_err(),
+                "{refused}"
+            );
         }
     }
 

@@ -107,6 +107,7 @@ async fn invalid_invitations_are_refused() {
         json!({"email": 5}),
         json!({"reminder_days": 0, "email": "guest@example.org", "enable_reminders": true}),
         json!({"reminder_days": 366, "email": "guest@example.org", "enable_reminders": true}),
+        json!({"reminder_days": 2.5, "email": "guest@example.org", "enable_reminders": true}),
         json!({"enable_reminders": "yes"}),
         json!({"cc": "guest@example.org"}),
     ] {
@@ -115,6 +116,21 @@ async fn invalid_invitations_are_refused() {
             .error(400, "validation_error");
     }
     assert_eq!(app.run(&run_id).await["is_shared"], false);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_number_written_as_a_float_is_an_integer() {
+    // JSON Schema's `integer` is any number without a fraction; the document says integer.
+    let app = TestApp::spawn().await;
+    let run_id = app.start_demo_run().await;
+    let share = app
+        .post(
+            &invite_path(&run_id),
+            &json!({"email": "guest@example.org", "enable_reminders": true, "reminder_days": 278.0}),
+        )
+        .await
+        .data(200);
+    assert_eq!(share["invited_email"], "guest@example.org");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,11 +1,12 @@
 //! The use cases: what the API does, written against the ports.
 
+mod guest;
 mod runs;
 mod sharing;
 mod templates;
 
+pub use guest::{GuestPost, SharedRun};
 pub use runs::{CreateRun, UpdateTask};
-pub use sharing::SharedRun;
 
 use std::sync::Arc;
 

@@ -212,12 +212,13 @@ async fn records_of_two_teams_with_the_same_ids_stay_apart(env: Env) {
         .invite_guest(&env.team, run, Invitation::default())
         .await
         .unwrap();
-    let opened = env
+    let (opened, share) = env
         .store
         .find_shared_run(run, &shared.share.token)
         .await
         .unwrap();
     assert_eq!(opened.team_id, env.team.id);
+    assert_eq!(share, shared.share);
     env.procflow
         .publish_template(&env.team, ours.id, false)
         .await

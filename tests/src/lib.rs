@@ -7,12 +7,14 @@
 )]
 
 mod app;
+mod browser;
 mod guest;
 mod openapi;
 mod reply;
 mod seed;
 
 pub use app::{Call, Instance, Options, TestApp};
+pub use browser::{Browser, Violation};
 pub use guest::{GuestLink, Page, form_body, text};
 pub use openapi::{ApiDescription, committed, committed_document};
 pub use reply::{Reply, assert_keys, keys_of};

@@ -183,6 +183,18 @@ pub trait RunStore: Send + Sync {
     /// not its token, alike.
     async fn find_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<(Run, Share)>;
 
+    /// What a share link opens, in one read: the run, its share (and guest) and every task by
+    /// order, whichever the team. The token is the capability.
+    ///
+    /// # Errors
+    /// As [`find_shared_run`](Self::find_shared_run): `NotFound(Run)` alike for a run that
+    /// does not exist, is not shared, or whose token is another.
+    async fn read_shared_run(
+        &self,
+        run: RunId,
+        token: &ShareToken,
+    ) -> DomainResult<(Run, Share, Vec<RunTask>)>;
+
     /// Records that the run's guest engaged (opened the shared run) at `at`, unless an
     /// engagement is recorded already: the first one's time is kept, and of concurrent calls
     /// at most one records. Answers whether this call recorded it.

@@ -76,7 +76,7 @@ async fn hostile_titles_values_and_rich_text_never_run_and_never_become_elements
     // Everything reads as the text it is.
     assert_eq!(browser.text_of("h1").await, format!("{SCRIPT}{SVG}"));
     assert_eq!(browser.text_of("section h2").await, SVG);
-    assert_eq!(browser.text_of(&format!("#t-{task}")).await, IMG);
+    assert_eq!(browser.text_of(&format!("#task-{task} h3")).await, IMG);
     let title = browser.driver().title().await.unwrap();
     assert_eq!(title, format!("{SCRIPT}{SVG}"));
     let rich_text = browser.text_of(".rich").await;

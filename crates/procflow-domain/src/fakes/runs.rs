@@ -156,6 +156,22 @@ impl RunStore for InMemoryStore {
             .ok_or(DomainError::NotFound(Resource::Run))
     }
 
+    async fn read_shared_run(
+        &self,
+        run: RunId,
+        token: &ShareToken,
+    ) -> DomainResult<(Run, Share, Vec<RunTask>)> {
+        let state = self.state();
+        let ((team, _), share) = state
+            .shares
+            .iter()
+            .find(|((_, shared), share)| *shared == run && &share.token == token)
+            .ok_or(DomainError::NotFound(Resource::Run))?;
+        let found = state.runs[state.run_index(*team, run)?].clone();
+        let tasks = state.tasks.get(&(*team, run)).cloned().unwrap_or_default();
+        Ok((found, share.clone(), tasks))
+    }
+
     async fn record_guest_engagement(
         &self,
         team: TeamId,

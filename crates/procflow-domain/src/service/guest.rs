@@ -8,7 +8,7 @@ use crate::guest::{self, FieldError, GuestForm};
 use crate::ids::{RunId, TaskId};
 use crate::run::{Run, RunTask, TaskChange};
 use crate::sharing::Guest;
-use crate::values::{Email, Limit, PageRequest, ShareToken};
+use crate::values::{Email, ShareToken};
 
 /// A shared run as its guest sees it: the run, every task by order, and the guest invited by
 /// email, if any.
@@ -54,7 +54,7 @@ impl Procflow {
     /// # Errors
     /// `NotFound(Run)` alike for an unknown run, a run not shared and a wrong token.
     pub async fn open_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<SharedRun> {
-        let (run, share) = self.ports.runs.find_shared_run(run, token).await?;
+        let (run, share, tasks) = self.ports.runs.read_shared_run(run, token).await?;
         let mut guest = share.guest;
         if let Some(guest) = guest.as_mut().filter(|g| g.engaged_at.is_none()) {
             let now = self.ports.clock.now();
@@ -65,23 +65,6 @@ impl Procflow {
                 .await?
             {
                 guest.engaged_at = Some(now);
-            }
-        }
-        let mut tasks = Vec::new();
-        let mut page = PageRequest {
-            limit: Limit::largest(),
-            cursor: None,
-        };
-        loop {
-            let fetched = self
-                .ports
-                .runs
-                .list_tasks(run.team_id, run.id, page)
-                .await?;
-            tasks.extend(fetched.items);
-            match fetched.next_cursor {
-                Some(cursor) if fetched.has_more => page.cursor = Some(cursor),
-                _ => break,
             }
         }
         Ok(SharedRun { run, tasks, guest })

@@ -9,7 +9,8 @@ use super::sanitize;
 
 /// An element on the page.
 pub(crate) struct FieldView {
-    /// The id of its input (and the anchor of its error).
+    /// The id of its input (and the anchor of its error): short, by positions on the page, as
+    /// it is repeated on every input (`f<task>-<element>`).
     pub(crate) dom: String,
     /// The name its input posts under: `el-<element id>`.
     pub(crate) name: String,
@@ -72,14 +73,15 @@ impl FieldView {
     }
 }
 
-/// The element as the page shows it; `sent` is what the guest's refused post held for it (its
-/// texts), shown instead of the stored value so that nothing typed is lost.
+/// The element as the page shows it, its input's id `dom`; `sent` is what the guest's refused
+/// post held for it (its texts), shown instead of the stored value so that nothing typed is
+/// lost.
 pub(super) fn field(
     element: &CustomElement,
+    dom: String,
     sent: Option<&[String]>,
     error: Option<String>,
 ) -> FieldView {
-    let dom = format!("f-{}", element.id);
     let stored = element.value.as_ref();
     let text = || match sent {
         Some(texts) => texts.first().cloned().unwrap_or_default(),

@@ -94,7 +94,7 @@ struct Problem {
 }
 
 struct SectionView {
-    id: String,
+    key: u32,
     title: String,
     description: Option<String>,
     color: Option<String>,
@@ -114,6 +114,8 @@ enum Mode {
 
 struct TaskView {
     id: String,
+    /// Short ids of the task's title and comment, by its position: `t<n>`, `c<n>`.
+    key: u32,
     title: String,
     state: &'static str,
     state_label: &'static str,
@@ -153,7 +155,7 @@ impl PageView {
             .sections
             .iter()
             .map(|section| SectionView {
-                id: section.id.to_string(),
+                key: section.order,
                 title: section.title.clone(),
                 description: section.description.clone().filter(|d| !d.trim().is_empty()),
                 color: section.color.as_ref().map(|c| c.as_str().to_owned()),
@@ -213,9 +215,11 @@ fn task_view(
     let fields = task
         .custom_elements
         .iter()
-        .map(|element| {
+        .enumerate()
+        .map(|(i, element)| {
             let sent = posted.map(|p| p.form.texts(element.id));
-            fields::field(element, sent, error_of(FormField::Element(element.id)))
+            let dom = format!("f{}-{i}", task.order);
+            fields::field(element, dom, sent, error_of(FormField::Element(element.id)))
         })
         .collect();
     let (state_label, done_note) = match task.state {
@@ -231,6 +235,7 @@ fn task_view(
     };
     TaskView {
         id: task.id.to_string(),
+        key: task.order,
         title: task.title.clone(),
         state: task.state.status().as_str(),
         state_label,
@@ -288,7 +293,7 @@ fn summary(task: &TaskView) -> Vec<Problem> {
     }));
     if let Some(message) = &task.comment_error {
         problems.push(Problem {
-            anchor: format!("c-{}", task.id),
+            anchor: format!("c{}", task.key),
             message: format!("Comment: {message}"),
         });
     }
@@ -323,3 +328,6 @@ impl TaskView {
         self.fields.iter().any(FieldView::is_input)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -414,6 +414,15 @@ impl RunStore for PgStore {
         sharing::find_shared(&conn, run, token).await
     }
 
+    async fn read_shared_run(
+        &self,
+        run: RunId,
+        token: &ShareToken,
+    ) -> DomainResult<(Run, Share, Vec<RunTask>)> {
+        let conn = self.conn().await?;
+        sharing::read_shared(&conn, run, token).await
+    }
+
     async fn record_guest_engagement(
         &self,
         team: TeamId,

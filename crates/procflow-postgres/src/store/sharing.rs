@@ -3,11 +3,12 @@
 use diesel::prelude::*;
 use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use futures_util::TryFutureExt;
 use futures_util::future::try_join;
 use procflow_domain::error::{DomainResult, Resource};
 use procflow_domain::ids::{RunId, TeamId};
 use procflow_domain::ports::ShareDecision;
-use procflow_domain::run::Run;
+use procflow_domain::run::{Run, RunTask};
 use procflow_domain::sharing::{Share, ShareChange};
 use procflow_domain::values::ShareToken;
 use time::OffsetDateTime;
@@ -15,9 +16,9 @@ use time::OffsetDateTime;
 use super::runs::{run_header, with_sections, write_run};
 use super::{append_events, not_found};
 use crate::error::{Failure, db_error};
-use crate::rows::run::{RunRow, RunSectionRow};
+use crate::rows::run::{RunRow, RunSectionRow, RunTaskRow};
 use crate::rows::share::{GuestRow, ShareRow};
-use crate::schema::{run_guests, run_sections, run_shares, runs};
+use crate::schema::{run_guests, run_sections, run_shares, run_tasks, runs};
 
 pub(super) async fn load_share(
     conn: &mut AsyncPgConnection,
@@ -173,6 +174,34 @@ pub(super) async fn find_shared(
         .map(RunSectionRow::into_domain)
         .collect::<DomainResult<Vec<_>>>()?;
     Ok((row.into_domain(sections)?, share.into_domain(guest)?))
+}
+
+/// What a share link opens, in one round trip: the statements of [`find_shared`] and the
+/// run's tasks, each finding the run through its token.
+pub(super) async fn read_shared(
+    conn: &AsyncPgConnection,
+    run: RunId,
+    token: &ShareToken,
+) -> DomainResult<(Run, Share, Vec<RunTask>)> {
+    let mut to_tasks = conn;
+    let tasks = run_tasks::table
+        .inner_join(
+            run_shares::table.on(run_shares::team_id
+                .eq(run_tasks::team_id)
+                .and(run_shares::run_id.eq(run_tasks::run_id))),
+        )
+        .filter(run_tasks::run_id.eq(run.as_uuid()))
+        .filter(run_shares::token.eq(token.expose()))
+        .order(run_tasks::position)
+        .select(RunTaskRow::as_select())
+        .load::<RunTaskRow>(&mut to_tasks)
+        .map_err(db_error);
+    let ((run, share), tasks) = try_join(find_shared(conn, run, token), tasks).await?;
+    let tasks = tasks
+        .into_iter()
+        .map(RunTaskRow::into_domain)
+        .collect::<DomainResult<Vec<_>>>()?;
+    Ok((run, share, tasks))
 }
 
 pub(super) async fn record_engagement(

@@ -92,7 +92,11 @@ async fn inviting_shares_the_run_and_records_one_guest(env: Env) {
 
 conformance_test!(the_link_opens_the_run_only_with_its_token_and_while_shared);
 async fn the_link_opens_the_run_only_with_its_token_and_while_shared(env: Env) {
-    let Started { template, run, .. } = started(&env).await;
+    let Started {
+        template,
+        run,
+        tasks: started_tasks,
+    } = started(&env).await;
     let shared = env
         .procflow
         .invite_guest(&env.team, run.id, Invitation::default())
@@ -103,10 +107,17 @@ async fn the_link_opens_the_run_only_with_its_token_and_while_shared(env: Env) {
     assert_eq!(opened.id, run.id);
     assert_eq!(opened.sections, template.sections);
     assert_eq!(share, shared.share);
+    let (read, read_share, tasks) = env.store.read_shared_run(run.id, &token).await.unwrap();
+    assert_eq!((read, read_share), (opened, share));
+    assert_eq!(tasks, started_tasks, "every task, by order");
     let not_found = DomainError::NotFound(Resource::Run);
     let wrong = ShareToken::new("wrong".into());
     assert_eq!(
         env.store.find_shared_run(run.id, &wrong).await.unwrap_err(),
+        not_found
+    );
+    assert_eq!(
+        env.store.read_shared_run(run.id, &wrong).await.unwrap_err(),
         not_found
     );
 
@@ -114,6 +125,10 @@ async fn the_link_opens_the_run_only_with_its_token_and_while_shared(env: Env) {
     assert!(!unshared.is_shared);
     assert_eq!(
         env.store.find_shared_run(run.id, &token).await.unwrap_err(),
+        not_found
+    );
+    assert_eq!(
+        env.store.read_shared_run(run.id, &token).await.unwrap_err(),
         not_found
     );
     assert_eq!(

@@ -254,3 +254,34 @@ fn intents_are_named_as_the_buttons_send_them() {
     );
     assert!("delete".parse::<GuestIntent>().is_err());
 }
+
+#[test]
+fn a_nul_byte_is_refused_in_every_text_a_form_can_send() {
+    use ElementType as T;
+    for element_type in [
+        T::ShortText,
+        T::LongText,
+        T::Number,
+        T::Email,
+        T::Website,
+        T::Date,
+        T::Checkbox,
+        T::Dropdown,
+        T::Multichoice,
+    ] {
+        for text in ["\0", "a\0b", "ada@example.org\0", "https://example.org/\0", "Eng\0"] {
+            let errors = form(GuestIntent::Save, &[(element_type, &[text])])
+                .patch_for(&task())
+                .unwrap_err();
+            assert_eq!(
+                errors[0].field,
+                FormField::Element(of(element_type)),
+                "{element_type} {text:?}"
+            );
+        }
+    }
+    let mut posted = form(GuestIntent::Approve, &[]);
+    posted.comment = Some("fine\0".into());
+    let errors = posted.patch_for(&task()).unwrap_err();
+    assert_eq!(errors[0].field, FormField::Comment);
+}

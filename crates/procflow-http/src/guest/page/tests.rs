@@ -108,3 +108,12 @@ async fn timings() {
          ({json_bytes} bytes)"
     );
 }
+
+#[tokio::test]
+#[ignore = "prints a task's markup, to look at"]
+async fn print_one_task() {
+    let html = render(&shared_run(2).await);
+    let start = html.find("<li class=\"task\"").unwrap();
+    let end = html[start..].find("</li>\n<li").unwrap();
+    println!("{}", &html[start..start + end]);
+}

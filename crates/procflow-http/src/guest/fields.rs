@@ -1,46 +1,49 @@
 //! One element of a task as the page shows it: an input of the kind its type needs (with its
 //! current value, or what the guest just sent), or the content of a display-only element.
 
+use std::borrow::Cow;
+
 use procflow_domain::element::{CustomElement, ElementType, is_web_url};
 use procflow_domain::error::ValidationError;
+use procflow_domain::ids::ElementId;
 use serde_json::Value;
 
 use super::sanitize;
 
-/// An element on the page.
-pub(crate) struct FieldView {
+/// An element on the page, borrowing from the run it shows.
+pub(crate) struct FieldView<'a> {
     /// The id of its input (and the anchor of its error): short, by positions on the page, as
     /// it is repeated on every input (`f<task>-<element>`).
     pub(crate) dom: String,
-    /// The name its input posts under: `el-<element id>`.
-    pub(crate) name: String,
-    pub(crate) label: String,
+    /// The element: its input posts as `el-<element id>`.
+    pub(crate) element: ElementId,
+    pub(crate) label: &'a str,
     pub(crate) required: bool,
     /// The refusal of what the guest sent, beside the input.
     pub(crate) error: Option<String>,
     /// The current value as text, for a task shown read-only; empty when unset.
-    pub(crate) shown: String,
-    pub(crate) kind: Kind,
+    pub(crate) shown: Cow<'a, str>,
+    pub(crate) kind: Kind<'a>,
 }
 
 /// How an element is shown.
-pub(crate) enum Kind {
+pub(crate) enum Kind<'a> {
     /// `<input>` of this type (text, number, email, url, date) and value.
-    Line(&'static str, String),
+    Line(&'static str, Cow<'a, str>),
     /// `<textarea>`.
-    Lines(String),
+    Lines(Cow<'a, str>),
     /// A single checkbox, checked or not.
     Checkbox(bool),
     /// `<select>` of the options, one empty choice first.
-    Select(Vec<Choice>),
+    Select(Vec<Choice<'a>>),
     /// A checkbox per option.
-    Choices(Vec<Choice>),
+    Choices(Vec<Choice<'a>>),
     /// Cleaned HTML.
     Rich(String),
     /// An image at this address.
-    Image(String),
+    Image(&'a str),
     /// A link to this address, to a video or a file.
-    Link(String, &'static str),
+    Link(&'a str, &'static str),
     /// A rule.
     Rule,
     /// Display-only content with no usable address: the label alone.
@@ -48,13 +51,13 @@ pub(crate) enum Kind {
 }
 
 /// One option of a select or of multichoice checkboxes.
-pub(crate) struct Choice {
+pub(crate) struct Choice<'a> {
     pub(crate) dom: String,
-    pub(crate) value: String,
+    pub(crate) value: &'a str,
     pub(crate) selected: bool,
 }
 
-impl FieldView {
+impl FieldView<'_> {
     /// Whether the element takes input (and so has a value to show).
     pub(crate) fn is_input(&self) -> bool {
         matches!(
@@ -75,17 +78,18 @@ impl FieldView {
 
 /// The element as the page shows it, its input's id `dom`; `sent` is what the guest's refused
 /// post held for it (its texts), shown instead of the stored value so that nothing typed is
-/// lost.
-pub(super) fn field(
-    element: &CustomElement,
+/// lost. `read_only`: the value is shown as text rather than in an input.
+pub(super) fn field<'a>(
+    element: &'a CustomElement,
     dom: String,
-    sent: Option<&[String]>,
+    sent: Option<&'a [String]>,
     error: Option<String>,
-) -> FieldView {
+    read_only: bool,
+) -> FieldView<'a> {
     let stored = element.value.as_ref();
     let text = || match sent {
-        Some(texts) => texts.first().cloned().unwrap_or_default(),
-        None => stored.map(value_text).unwrap_or_default(),
+        Some(texts) => Cow::Borrowed(texts.first().map_or("", String::as_str)),
+        None => stored.map_or(Cow::Borrowed(""), value_text),
     };
     let chosen = |option: &str| match sent {
         Some(texts) => texts.iter().any(|t| t == option),
@@ -103,12 +107,12 @@ pub(super) fn field(
             .enumerate()
             .map(|(i, option)| Choice {
                 dom: format!("{dom}-{i}"),
-                value: option.clone(),
+                value: option,
                 selected: chosen(option),
             })
             .collect()
     };
-    let web = |url: Option<&str>| url.filter(|u| is_web_url(u)).map(str::to_owned);
+    let web = |url: Option<&'a str>| url.filter(|u| is_web_url(u));
     let kind = match element.element_type {
         ElementType::ShortText => Kind::Line("text", text()),
         ElementType::Number => Kind::Line("number", text()),
@@ -136,33 +140,37 @@ pub(super) fn field(
         ElementType::LineBreak => Kind::Rule,
     };
     FieldView {
-        name: format!("el-{}", element.id),
         dom,
-        label: element.label.clone(),
+        element: element.id,
+        label: &element.label,
         required: element.required && !element.is_display_only(),
         error,
-        shown: shown(element),
+        shown: if read_only {
+            shown(element)
+        } else {
+            Cow::Borrowed("")
+        },
         kind,
     }
 }
 
 /// A stored value as text in an input.
-fn value_text(value: &Value) -> String {
+fn value_text(value: &Value) -> Cow<'_, str> {
     match value {
-        Value::String(text) => text.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
+        Value::String(text) => Cow::Borrowed(text),
+        Value::Null => Cow::Borrowed(""),
+        other => Cow::Owned(other.to_string()),
     }
 }
 
 /// A stored value as a read-only task shows it.
-fn shown(element: &CustomElement) -> String {
+fn shown(element: &CustomElement) -> Cow<'_, str> {
     match (&element.value, element.element_type) {
-        (None, _) => String::new(),
-        (Some(Value::Bool(true)), ElementType::Checkbox) => "Yes".to_owned(),
-        (Some(Value::Bool(false)), ElementType::Checkbox) => "No".to_owned(),
+        (None, _) => Cow::Borrowed(""),
+        (Some(Value::Bool(true)), ElementType::Checkbox) => Cow::Borrowed("Yes"),
+        (Some(Value::Bool(false)), ElementType::Checkbox) => Cow::Borrowed("No"),
         (Some(Value::Array(items)), _) => {
-            items.iter().map(value_text).collect::<Vec<_>>().join(", ")
+            Cow::Owned(items.iter().map(value_text).collect::<Vec<_>>().join(", "))
         }
         (Some(value), _) => value_text(value),
     }

@@ -269,7 +269,13 @@ fn a_nul_byte_is_refused_in_every_text_a_form_can_send() {
         T::Dropdown,
         T::Multichoice,
     ] {
-        for text in ["\0", "a\0b", "ada@example.org\0", "https://example.org/\0", "Eng\0"] {
+        for text in [
+            "\0",
+            "a\0b",
+            "ada@example.org\0",
+            "https://example.org/\0",
+            "Eng\0",
+        ] {
             let errors = form(GuestIntent::Save, &[(element_type, &[text])])
                 .patch_for(&task())
                 .unwrap_err();

@@ -95,6 +95,12 @@ async fn timings() {
             .unwrap()
     };
     let (page, bytes) = fastest(&|| render(&shared).len());
+    let link = Link::from_page(shared.run.id, "token");
+    let (build, _) = fastest(&|| {
+        PageView::new(&shared, &link, OffsetDateTime::UNIX_EPOCH, None)
+            .sections
+            .len()
+    });
     let (api, json_bytes) = fastest(&|| {
         let data = shared
             .tasks
@@ -104,16 +110,7 @@ async fn timings() {
         serde_json::to_vec(&Envelope { data }).unwrap().len()
     });
     println!(
-        "50 tasks x 3 fields: the guest page {page:?} ({bytes} bytes), the API's JSON {api:?} \
-         ({json_bytes} bytes)"
+        "50 tasks x 3 fields: the guest page {page:?} ({bytes} bytes; its view {build:?}), the \
+         API's JSON {api:?} ({json_bytes} bytes)"
     );
-}
-
-#[tokio::test]
-#[ignore = "prints a task's markup, to look at"]
-async fn print_one_task() {
-    let html = render(&shared_run(2).await);
-    let start = html.find("<li class=\"task\"").unwrap();
-    let end = html[start..].find("</li>\n<li").unwrap();
-    println!("{}", &html[start..start + end]);
 }

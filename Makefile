@@ -9,7 +9,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: run stop-db test check fmt clippy doc deny tools postgres-tools help store-timings schema bench openapi openapi-check
+.PHONY: run stop-db test check fmt clippy doc deny tools postgres-tools browser-tools help store-timings schema bench openapi openapi-check
 
 help:
 	@sed -n '2,6p' Makefile
@@ -22,7 +22,12 @@ tools: postgres-tools
 postgres-tools:
 	@scripts/ensure-postgres.sh
 
-test: postgres-tools
+# The guest page's browser tests drive Debian's Chromium through ChromeDriver and run axe-core
+# in it; install them when absent (apt-get, and npm ci of tests/browser's lockfile).
+browser-tools:
+	@scripts/ensure-browser.sh
+
+test: postgres-tools browser-tools
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --workspace --doc
 

@@ -435,6 +435,14 @@ main() {
   load tasks.svc.16 16 get.lua "$TMP/keys-big.txt" "/api/v1/process-runs/$lt_run/tasks?limit=50"
   floor tasks.sql.4 4 list_tasks.sql -D run="$lt_run"
   floor tasks.sql.16 16 list_tasks.sql -D run="$lt_run"
+  say "scenario 3g: the guest page of the same run (bench/wrk/guest_page.lua)"
+  local share_path
+  share_path=$(curl -s -H "Authorization: Bearer pf_live_bench_1_1" -H 'Content-Type: application/json' \
+    -d '{}' "http://127.0.0.1:$PORT/api/v1/process-runs/$lt_run/invite" | sed -nE 's/.*"share_url":"[^"]*(\/instance\/[^"]*)".*/\1/p')
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT$share_path")" = 200 ] ||
+    die "the guest page of $lt_run does not open ($share_path)"
+  load guest.svc.4 4 guest_page.lua "$share_path"
+  load guest.svc.16 16 guest_page.lua "$share_path"
 
   # 4. A page of runs after a cursor in the middle of the big team.
   say "scenario 4: a page of 20 runs after a cursor in the middle of $BIG_TOTAL runs"
@@ -540,12 +548,17 @@ report() {
     row "2. Complete a task" 16 complete.svc.16 complete.sql.16
     row "3. List a run's tasks (50 with their fields)" 4 tasks.svc.4 tasks.sql.4
     row "3. List a run's tasks" 16 tasks.svc.16 tasks.sql.16
+    row "3g. The guest page of that run (HTML, no key)" 4 guest.svc.4
+    row "3g. The guest page of that run" 16 guest.svc.16
     row "4. List runs: page of 20 after a cursor mid-team ($BIG_TOTAL runs)" 4 list.svc.4 list.sql.4
     row "4. List runs, mid-team" 16 list.svc.16 list.sql.16
     row "5. Get one run" 4 get.svc.4
     row "5. Get one run" 16 get.svc.16
     row "6. Over the rate limit (429; errors = answers other than 429)" 4 limited.svc.4
     row "6. Over the rate limit" 16 limited.svc.16
+    echo
+    echo "The guest page against the API's read of the same run's tasks (scenario 3g / 3, target at least 0.8):" \
+      "$(ratio guest.svc.4 tasks.svc.4) at 4 connections, $(ratio guest.svc.16 tasks.svc.16) at 16."
     echo
     echo "Growth (service only):"
     echo

@@ -36,6 +36,9 @@ pub struct Options {
     pub workers: usize,
     /// Connections to PostgreSQL per instance at most.
     pub pool_size: usize,
+    /// Guest posts accepted per run, and per client address, in any rolling minute. High by
+    /// default, so that only the guest rate-limit tests meet them.
+    pub guest_posts_per_minute: (u32, u32),
 }
 
 impl Default for Options {
@@ -44,6 +47,7 @@ impl Default for Options {
             rate_limit_per_minute: 100_000,
             workers: 2,
             pool_size: 8,
+            guest_posts_per_minute: (100_000, 100_000),
         }
     }
 }
@@ -65,6 +69,10 @@ impl Instance {
         let mut config = ServeConfig::new(db_url.parse().expect("database URL"), address);
         config.http.rate_limit_per_minute = options.rate_limit_per_minute;
         config.db_pool_size = options.pool_size;
+        (
+            config.http.guest_posts_per_minute_per_run,
+            config.http.guest_posts_per_minute_per_address,
+        ) = options.guest_posts_per_minute;
         config.http.workers = Some(options.workers);
         let (handle_tx, handle_rx) = mpsc::channel();
         let (done_tx, done) = mpsc::channel();
@@ -220,8 +228,10 @@ impl TestApp {
         let (_, other_key) = insert_key(&store, &other, &other_admin, KeyScope::Write).await;
 
         let main = Instance::start(listener, db.url(), &options);
+        // Redirects are answers to check, not to follow (the guest page's 303s).
         let client = reqwest::Client::builder()
             .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
             .timeout(TIMEOUT)
             .build()
             .expect("HTTP client");

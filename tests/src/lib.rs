@@ -7,11 +7,15 @@
 )]
 
 mod app;
+mod browser;
+mod guest;
 mod openapi;
 mod reply;
 mod seed;
 
 pub use app::{Call, Instance, Options, TestApp};
+pub use browser::{Browser, Violation};
+pub use guest::{GuestLink, Page, form_body, text};
 pub use openapi::{ApiDescription, committed, committed_document};
 pub use reply::{Reply, assert_keys, keys_of};
 pub use seed::{OPTIONS, Seeded, demo_document, every_element_document, sized_document};

@@ -248,7 +248,8 @@ impl ApiDescription {
         ));
     }
 
-    /// The operations none of whose success answers (2xx) was checked.
+    /// The operations none of whose success answers (2xx, or the guest page's 303) was
+    /// checked.
     #[must_use]
     pub fn unchecked_successes(&self) -> Vec<(String, String)> {
         let checked = self.checked.lock().expect("lock");
@@ -257,7 +258,7 @@ impl ApiDescription {
             .filter(|(method, path)| {
                 !checked
                     .iter()
-                    .any(|(m, p, s)| m == method && p == path && s.starts_with('2'))
+                    .any(|(m, p, s)| m == method && p == path && (s.starts_with('2') || s == "303"))
             })
             .collect()
     }

@@ -18,6 +18,8 @@ mod api {
     pub mod elements;
     pub mod errors;
     pub mod guest_page;
+    pub mod guest_posts;
+    pub mod guest_refusals;
     pub mod health;
     pub mod idempotency;
     pub mod instances;

@@ -30,6 +30,10 @@ pub enum DomainError {
     /// A run has at most one guest (spec 4.7 rule 3).
     #[error("the process run already has a different guest")]
     GuestAlreadyInvited,
+    /// The guest of a shared run may act only on unassigned tasks and tasks assigned to the
+    /// guest's email (API contract 7.1).
+    #[error("the task is assigned to someone else: the guest cannot change it")]
+    NotGuestsTask,
     /// A record with the same unique key exists already (for example a member's email).
     #[error("{0}")]
     Conflict(String),
@@ -63,6 +67,7 @@ impl DomainError {
             Self::TemplatePublished => ErrorCode::TemplatePublished,
             Self::GuestIsTeamMember => ErrorCode::GuestIsTeamMember,
             Self::GuestAlreadyInvited => ErrorCode::GuestAlreadyInvited,
+            Self::NotGuestsTask => ErrorCode::Forbidden,
             Self::Conflict(_) => ErrorCode::Conflict,
             Self::PreconditionFailed => ErrorCode::PreconditionFailed,
             Self::Store(StoreError::Unavailable(_)) => ErrorCode::Unavailable,

@@ -13,6 +13,7 @@ mod runs;
 mod store;
 mod teams;
 mod templates;
+mod windows;
 
 pub use clock::FixedClock;
 pub use ids::SequentialIds;

@@ -8,6 +8,7 @@ pub mod etag;
 pub mod event;
 #[cfg(feature = "fakes")]
 pub mod fakes;
+pub mod guest;
 pub mod ids;
 pub mod json;
 pub mod limits;
@@ -21,10 +22,11 @@ pub mod sharing;
 pub mod team;
 pub mod template;
 pub mod values;
+pub mod window;
 
 pub use error::{DomainError, DomainResult, ErrorCode, StoreError, ValidationError};
 pub use ports::{
     Clock, HealthCheck, IdGenerator, IdempotencyStore, Outbox, RateLimiter, RunStore, StoreStats,
-    TeamStore, TemplateStore,
+    TeamStore, TemplateStore, WindowLimiter,
 };
 pub use service::{CreateRun, Ports, Procflow, UpdateTask, UpdateTasks};

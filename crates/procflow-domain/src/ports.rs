@@ -17,6 +17,7 @@ use crate::sharing::{Share, ShareChange};
 use crate::team::{ApiKey, Member, Subscription, Team};
 use crate::template::{Template, TemplateTask};
 use crate::values::{Email, Page, PageRequest, ShareToken};
+use crate::window::WindowLimit;
 use time::Duration;
 
 /// Decides a task change from the run and the task as they are under the store's lock.
@@ -198,12 +199,39 @@ pub trait RunStore: Send + Sync {
     async fn unshare_run(&self, team: TeamId, run: RunId, now: OffsetDateTime)
     -> DomainResult<Run>;
 
-    /// The run a share link opens, whichever its team: the token is the capability.
+    /// The run a share link opens, with its share (and guest), whichever its team: the token
+    /// is the capability.
     ///
     /// # Errors
     /// MUST answer `NotFound(Run)` when the run does not exist, is not shared, or the token is
     /// not its token, alike.
-    async fn find_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<Run>;
+    async fn find_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<(Run, Share)>;
+
+    /// What a share link opens, in one read: the run, its share (and guest) and every task by
+    /// order, whichever the team. The token is the capability.
+    ///
+    /// # Errors
+    /// As [`find_shared_run`](Self::find_shared_run): `NotFound(Run)` alike for a run that
+    /// does not exist, is not shared, or whose token is another.
+    async fn read_shared_run(
+        &self,
+        run: RunId,
+        token: &ShareToken,
+    ) -> DomainResult<(Run, Share, Vec<RunTask>)>;
+
+    /// Records that the run's guest engaged (opened the shared run) at `at`, unless an
+    /// engagement is recorded already: the first one's time is kept, and of concurrent calls
+    /// at most one records. Answers whether this call recorded it.
+    ///
+    /// # Errors
+    /// Only store failures: a run without a guest (a missing or other team's run included)
+    /// is `Ok(false)`.
+    async fn record_guest_engagement(
+        &self,
+        team: TeamId,
+        run: RunId,
+        at: OffsetDateTime,
+    ) -> DomainResult<bool>;
 }
 
 /// Teams, members and API keys.
@@ -386,6 +414,26 @@ pub trait RateLimiter: Send + Sync {
         limit: u32,
         window: Duration,
     ) -> DomainResult<Option<Admission>>;
+}
+
+/// Rolling-window counts kept under names and shared by every server instance: the guest
+/// page's limits on posts, per run and per client address (API contract 7.1).
+#[async_trait]
+pub trait WindowLimiter: Send + Sync {
+    /// Admits one event at `now` when, for every limit of `limits`, fewer than its `limit`
+    /// events were admitted under its name in the `window` before `now`, and then counts it
+    /// under every name; otherwise counts it nowhere. Decides as
+    /// [`window::admit`](crate::window::admit) does. Exact across instances sharing the store:
+    /// of any number of concurrent calls, at most `limit` are admitted per name and window.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn admit_all(
+        &self,
+        limits: &[WindowLimit],
+        now: OffsetDateTime,
+        window: Duration,
+    ) -> DomainResult<RateDecision>;
 }
 
 /// A response kept for an `Idempotency-Key`, replayed to a retry of the same request.

@@ -1,13 +1,14 @@
 //! The use cases: what the API does, written against the ports.
 
 mod batch;
+mod guest;
 mod runs;
 mod sharing;
 mod templates;
 
 pub use batch::UpdateTasks;
+pub use guest::{GuestPost, SharedRun};
 pub use runs::{CreateRun, UpdateTask};
-pub use sharing::SharedRun;
 
 use std::sync::Arc;
 

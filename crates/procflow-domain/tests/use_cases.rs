@@ -318,6 +318,8 @@ mod conditional;
 mod create_run;
 #[path = "use_cases/form_values.rs"]
 mod form_values;
+#[path = "use_cases/guest.rs"]
+mod guest;
 #[path = "use_cases/isolation.rs"]
 mod isolation;
 #[path = "use_cases/pagination.rs"]

@@ -4,6 +4,7 @@ pub mod auth;
 pub mod bodies;
 pub mod conditional;
 pub mod error;
+mod guest;
 pub mod idempotency;
 pub mod keys;
 pub mod metrics;
@@ -18,7 +19,9 @@ use std::net::TcpListener;
 use std::sync::Arc;
 
 use actix_web::{App, HttpServer, web};
-use procflow_domain::ports::{Clock, HealthCheck, IdempotencyStore, RateLimiter, StoreStats};
+use procflow_domain::ports::{
+    Clock, HealthCheck, IdempotencyStore, RateLimiter, StoreStats, WindowLimiter,
+};
 use procflow_domain::service::Procflow;
 
 use crate::rate_limit::RateLimitGate;
@@ -32,6 +35,10 @@ pub struct HttpConfig {
     pub body_limit_bytes: usize,
     /// Worker threads; `None` lets actix pick (one per core).
     pub workers: Option<usize>,
+    /// Guest posts accepted per shared run in any rolling 60 seconds (API contract 7.1).
+    pub guest_posts_per_minute_per_run: u32,
+    /// Guest posts accepted per client address (IPv6: per /64) in any rolling 60 seconds.
+    pub guest_posts_per_minute_per_address: u32,
 }
 
 impl HttpConfig {
@@ -39,6 +46,11 @@ impl HttpConfig {
     pub const DEFAULT_RATE_LIMIT_PER_MINUTE: u32 = 100;
     /// The largest request body unless configured: 1 MiB (API contract 1).
     pub const DEFAULT_BODY_LIMIT_BYTES: usize = 1024 * 1024;
+    /// Guest posts per run per rolling minute unless configured (API contract 7.1).
+    pub const DEFAULT_GUEST_POSTS_PER_MINUTE_PER_RUN: u32 = 60;
+    /// Guest posts per client address per rolling minute unless configured: room for a few
+    /// guests behind one address, none for a script trying links.
+    pub const DEFAULT_GUEST_POSTS_PER_MINUTE_PER_ADDRESS: u32 = 120;
 }
 
 impl Default for HttpConfig {
@@ -47,6 +59,8 @@ impl Default for HttpConfig {
             rate_limit_per_minute: Self::DEFAULT_RATE_LIMIT_PER_MINUTE,
             body_limit_bytes: Self::DEFAULT_BODY_LIMIT_BYTES,
             workers: None,
+            guest_posts_per_minute_per_run: Self::DEFAULT_GUEST_POSTS_PER_MINUTE_PER_RUN,
+            guest_posts_per_minute_per_address: Self::DEFAULT_GUEST_POSTS_PER_MINUTE_PER_ADDRESS,
         }
     }
 }
@@ -58,6 +72,8 @@ pub struct Services {
     pub procflow: Procflow,
     /// Per-key request counting.
     pub rate_limiter: Arc<dyn RateLimiter>,
+    /// The guest page's post limits, per run and per client address.
+    pub windows: Arc<dyn WindowLimiter>,
     /// Whether the store answers, for `/readyz`.
     pub health: Arc<dyn HealthCheck>,
     /// The pool and outbox figures, for `/metrics`.

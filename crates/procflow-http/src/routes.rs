@@ -134,6 +134,8 @@ pub fn operations() -> Vec<Operation> {
         health::live,
         health::ready,
         guest::page,
+        guest::post_task,
+        guest::task_page,
     ]
 }
 

@@ -62,6 +62,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    rate_windows (name) {
+        name -> Text,
+        hits -> Array<Nullable<Timestamptz>>,
+        last_hit -> Timestamptz,
+    }
+}
+
+diesel::table! {
     run_guests (team_id, run_id) {
         team_id -> Uuid,
         run_id -> Uuid,
@@ -209,6 +217,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     members,
     outbox,
     rate_limits,
+    rate_windows,
     run_guests,
     run_sections,
     run_shares,

@@ -11,6 +11,7 @@ mod stats;
 mod teams;
 mod templates;
 mod unnest;
+mod windows;
 
 use diesel::prelude::*;
 use diesel_async::pooled_connection::deadpool::Object;

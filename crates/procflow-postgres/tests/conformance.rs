@@ -29,4 +29,5 @@ mod conformance {
     pub mod support;
     pub mod teams;
     pub mod templates;
+    pub mod windows;
 }

@@ -45,6 +45,7 @@ pub fn services_on(store: &PgStore) -> Services {
     Services {
         procflow: procflow_on(store),
         rate_limiter: shared.clone(),
+        windows: shared.clone(),
         health: shared.clone(),
         stats: shared.clone(),
         idempotency: shared,

@@ -114,6 +114,23 @@ pub struct ServeArgs {
         value_parser = clap::value_parser!(u32).range(1..)
     )]
     pub rate_limit_per_minute: u32,
+    /// Guest posts (form submissions on a share link) accepted per run in any rolling 60
+    /// seconds
+    #[arg(
+        long,
+        env = "PROCFLOW_GUEST_POSTS_PER_MINUTE",
+        default_value_t = HttpConfig::DEFAULT_GUEST_POSTS_PER_MINUTE_PER_RUN,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub guest_posts_per_minute: u32,
+    /// Guest posts accepted per client address (IPv6: per /64) in any rolling 60 seconds
+    #[arg(
+        long,
+        env = "PROCFLOW_GUEST_POSTS_PER_MINUTE_PER_ADDRESS",
+        default_value_t = HttpConfig::DEFAULT_GUEST_POSTS_PER_MINUTE_PER_ADDRESS,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub guest_posts_per_minute_per_address: u32,
     /// Connections to PostgreSQL at most
     #[arg(
         long,
@@ -153,6 +170,8 @@ impl ServeArgs {
             http: HttpConfig {
                 rate_limit_per_minute: self.rate_limit_per_minute,
                 workers: self.http_workers.map(usize::from),
+                guest_posts_per_minute_per_run: self.guest_posts_per_minute,
+                guest_posts_per_minute_per_address: self.guest_posts_per_minute_per_address,
                 ..HttpConfig::default()
             },
             smtp_url: self.smtp_url,

@@ -38,6 +38,7 @@ fn options(rate_limit_per_minute: u32) -> Options {
         rate_limit_per_minute,
         workers: 2,
         pool_size: 8,
+        ..Options::default()
     }
 }
 

@@ -111,7 +111,7 @@ async fn every_documented_operation_is_routed_and_other_methods_are_405() {
     let app = TestApp::spawn().await;
     let description = served(&app).await;
     let operations = description.operations();
-    assert_eq!(operations.len(), 20, "{operations:?}");
+    assert_eq!(operations.len(), 22, "{operations:?}");
     for (name, path) in &operations {
         let url = concrete(path);
         let mut call = app.call(method(name), &url);
@@ -400,6 +400,20 @@ async fn every_operation_answers_as_documented() {
     let reply = app.call(Method::GET, &page_path).no_key().send().await;
     api.check("get", "/instance/{run_id}", &reply);
     reply.assert_status(200);
+    // The guest's forms: applied (303), refused (400), and a task's address opened (303).
+    let guest_task = "/instance/{run_id}/tasks/{task_id}";
+    let (page_run, page_query) = page_path.split_once('?').unwrap();
+    let lunch = app.task_id(&demo, "Team lunch").await;
+    let task_path = format!("{page_run}/tasks/{lunch}?{page_query}");
+    let reply = app.post_form(&task_path, &[("action", "save")]).await;
+    api.check("post", guest_task, &reply);
+    reply.assert_status(303);
+    let reply = app.post_form(&task_path, &[("action", "fly")]).await;
+    api.check("post", guest_task, &reply);
+    reply.assert_status(400);
+    let reply = app.call(Method::GET, &task_path).no_key().send().await;
+    api.check("get", guest_task, &reply);
+    reply.assert_status(303);
     let reply = app
         .post(
             &format!("{runs}/{demo}/invite"),

@@ -176,15 +176,48 @@ impl RunStore for InMemoryStore {
         Ok(record.clone())
     }
 
-    async fn find_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<Run> {
+    async fn find_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<(Run, Share)> {
         let state = self.state();
         // The token is the capability: whichever team's run it opens.
         state
             .shares
             .iter()
             .find(|((_, shared), share)| *shared == run && &share.token == token)
-            .and_then(|((team, _), _)| state.run_index(*team, run).ok())
-            .map(|index| state.runs[index].clone())
+            .and_then(|((team, _), share)| {
+                let index = state.run_index(*team, run).ok()?;
+                Some((state.runs[index].clone(), share.clone()))
+            })
             .ok_or(DomainError::NotFound(Resource::Run))
+    }
+
+    async fn read_shared_run(
+        &self,
+        run: RunId,
+        token: &ShareToken,
+    ) -> DomainResult<(Run, Share, Vec<RunTask>)> {
+        let state = self.state();
+        let ((team, _), share) = state
+            .shares
+            .iter()
+            .find(|((_, shared), share)| *shared == run && &share.token == token)
+            .ok_or(DomainError::NotFound(Resource::Run))?;
+        let found = state.runs[state.run_index(*team, run)?].clone();
+        let tasks = state.tasks.get(&(*team, run)).cloned().unwrap_or_default();
+        Ok((found, share.clone(), tasks))
+    }
+
+    async fn record_guest_engagement(
+        &self,
+        team: TeamId,
+        run: RunId,
+        at: OffsetDateTime,
+    ) -> DomainResult<bool> {
+        let mut state = self.state();
+        let guest = state
+            .shares
+            .get_mut(&(team, run))
+            .and_then(|share| share.guest.as_mut())
+            .filter(|guest| guest.engaged_at.is_none());
+        Ok(guest.map(|guest| guest.engaged_at = Some(at)).is_some())
     }
 }

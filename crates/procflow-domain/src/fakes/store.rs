@@ -1,6 +1,6 @@
 //! One in-memory store implementing every store port, behind one lock: its state and the helpers
 //! its ports share. Each port's implementation is in the sibling module named for its area
-//! (`templates`, `runs`, `teams`, `outbox`, `rate_limits`, `idempotency`).
+//! (`templates`, `runs`, `teams`, `outbox`, `rate_limits`, `windows`, `idempotency`).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -38,6 +38,7 @@ pub(super) struct State {
     pub(super) shares: HashMap<(TeamId, RunId), Share>,
     pub(super) outbox: Vec<OutboxRow>,
     pub(super) rate_limits: RateLogs,
+    pub(super) windows: HashMap<String, Vec<OffsetDateTime>>,
     pub(super) idempotency: IdempotencyRecords,
 }
 

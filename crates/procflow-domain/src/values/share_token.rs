@@ -24,6 +24,28 @@ impl ShareToken {
         Self(token)
     }
 
+    /// The token a link carries, when it can be one: 1 to 128 characters of the URL-safe set
+    /// (letters, digits, `-`, `_`, `.`, `~`). Anything else (a NUL byte, say) names no share,
+    /// and is refused before any store is asked.
+    ///
+    /// ```
+    /// use procflow_domain::values::ShareToken;
+    ///
+    /// assert!(ShareToken::from_link("Zm9v-YmFy_42").is_some());
+    /// for refused in ["", "a\0b", "a b", "<script>", &"x".repeat(129)] {
+    ///     assert!(ShareToken::from_link(refused).is_none(), "{refused:?}");
+    /// }
+    /// ```
+    #[must_use]
+    pub fn from_link(text: &str) -> Option<Self> {
+        let url_safe = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~');
+        ((1..=Self::MAX_LEN).contains(&text.len()) && text.chars().all(url_safe))
+            .then(|| Self(text.to_owned()))
+    }
+
+    /// The longest token a link may carry.
+    pub const MAX_LEN: usize = 128;
+
     /// The token itself, for the link and for storage only.
     #[must_use]
     pub fn expose(&self) -> &str {

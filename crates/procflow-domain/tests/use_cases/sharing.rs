@@ -27,7 +27,7 @@ fn inviting_without_an_email_shares_the_run_and_invites_nobody() {
 
     let token = token_of(&change.share_url);
     let opened = block(w.store.find_shared_run(run.id, &token)).unwrap();
-    assert_eq!(opened.id, run.id);
+    assert_eq!(opened.0.id, run.id);
 }
 
 #[test]

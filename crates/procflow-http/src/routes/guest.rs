@@ -1,23 +1,17 @@
-//! `GET /instance/{run_id}?token=...`: the shared run as a minimal HTML page. A wrong or void
-//! token, an unknown run and a malformed id all get the same 404 page.
+//! The guest page (API contract 7.1): `GET /instance/{run_id}?token=...` shows the shared run,
+//! `POST /instance/{run_id}/tasks/{task_id}?token=...` applies one task's form. HTML only, no
+//! JavaScript; a wrong or void token, an unknown or unshared run, a malformed id or an odd
+//! query string all get the same 404 page.
 
-use std::fmt::Write as _;
-
-use actix_web::http::header::{self, ContentType};
-use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder, web};
-use html_escape::encode_text as esc;
-use procflow_domain::error::DomainError;
-use procflow_domain::run::{Run, RunTask};
-use procflow_domain::values::ShareToken;
-use serde::Deserialize;
+use actix_web::http::StatusCode;
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use futures_util::StreamExt as _;
+use procflow_domain::ids::{RunId, TaskId};
+use procflow_domain::service::GuestPost;
 
 use crate::AppState;
-use crate::error::ApiError;
-
-#[derive(Deserialize)]
-struct GuestQuery {
-    token: Option<String>,
-}
+use crate::guest::{self, Link, PageView};
 
 /// The shared run, or the 404 page.
 #[utoipa::path(
@@ -26,75 +20,188 @@ struct GuestQuery {
     tag = "guest",
     operation_id = "guestPage",
     summary = "The shared run, for a guest",
-    description = "An HTML page (no JavaScript) of the run's sections, tasks and states, for whoever holds the share link.",
+    description = "An HTML page (no JavaScript) of the run's title, status, progress, sections and tasks, with a form on each task the guest may act on (unassigned, or assigned to the invited email). Opening it records the guest's first engagement.",
     params(
         ("run_id" = String, Path, description = "The run's id"),
         ("token" = String, Query, description = "The share token of the link"),
     ),
     responses(
         (status = 200, description = "The run's page", content_type = "text/html", body = String),
-        (status = 404, description = "The same page for a wrong or void token, an unknown run, or a run no longer shared", content_type = "text/html", body = String),
+        (status = 404, description = "The same page for a wrong or void token, an unknown run, a run no longer shared, a malformed id or query string", content_type = "text/html", body = String),
+        (status = 500, description = "An unexpected failure, as an HTML page; details go to the log", content_type = "text/html", body = String),
+        (status = 503, description = "The database does not answer, as an HTML page", content_type = "text/html", body = String,
+            headers(("Retry-After" = u32, description = "Seconds to wait before retrying"))),
     )
 )]
 pub async fn page(
     state: web::Data<AppState>,
     request: HttpRequest,
     run_id: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    let token = web::Query::<GuestQuery>::from_query(request.query_string())
-        .ok()
-        .and_then(|q| q.into_inner().token);
-    let (Some(token), Ok(run_id)) = (token, run_id.parse()) else {
-        return Ok(not_found());
+) -> HttpResponse {
+    let (Some(token), Ok(run)) = (
+        guest::query_token(request.query_string()),
+        run_id.parse::<RunId>(),
+    ) else {
+        return guest::not_found();
     };
-    let shared = match state
+    match state.procflow().open_shared_run(run, &token).await {
+        Ok(shared) => {
+            let link = Link::from_page(run, token.expose());
+            let page = PageView::new(&shared, &link, state.procflow().now(), None);
+            guest::html(StatusCode::OK, &page)
+        }
+        Err(error) => guest::refusal(error, None),
+    }
+}
+
+/// Applies one task's form, then back to the page (post-redirect-get).
+#[utoipa::path(
+    post,
+    path = "/instance/{run_id}/tasks/{task_id}",
+    tag = "guest",
+    operation_id = "guestPostTask",
+    summary = "A guest's form on one task",
+    description = "What a task's form on the guest page posts: `action` (the button: save, complete, reopen, approve or reject), `el-<element id>` per input (an empty field is null, an unchecked checkbox false, one `el-` field per checked option of a multichoice) and, on approval tasks, `comment`. Applied through the same use case as the API, as the guest (`completed_by: guest`). Rate-limited per run and per client address.",
+    params(
+        ("run_id" = String, Path, description = "The run's id"),
+        ("task_id" = String, Path, description = "The task's id"),
+        ("token" = String, Query, description = "The share token of the link"),
+    ),
+    request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "The task's form, as a browser sends it"),
+    responses(
+        (status = 303, description = "Applied: back to the run's page, at the task",
+            headers(("Location" = String, description = "The run's page at the task, relative to this address"))),
+        (status = 400, description = "A value refused: the page again, with what was sent kept and each refusal beside its field; nothing was stored. Or a form that cannot be read, or an action the task does not take", content_type = "text/html", body = String),
+        (status = 403, description = "The task is assigned to someone else", content_type = "text/html", body = String),
+        (status = 404, description = "The same page for a wrong or void token, an unknown run or task, a task of another run, a malformed id or query string", content_type = "text/html", body = String),
+        (status = 409, description = "The run is completed", content_type = "text/html", body = String),
+        (status = 413, description = "The body is over the limit (1 MiB by default)", content_type = "text/html", body = String),
+        (status = 415, description = "The body is not a web form (`application/x-www-form-urlencoded`)", content_type = "text/html", body = String),
+        (status = 429, description = "Over the post limits of the run or of the client address", content_type = "text/html", body = String,
+            headers(("Retry-After" = u32, description = "Seconds to wait before retrying"))),
+        (status = 500, description = "An unexpected failure, as an HTML page; details go to the log", content_type = "text/html", body = String),
+        (status = 503, description = "The database does not answer, as an HTML page", content_type = "text/html", body = String,
+            headers(("Retry-After" = u32, description = "Seconds to wait before retrying"))),
+    )
+)]
+pub async fn post_task(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    path: web::Path<(String, String)>,
+    payload: web::Payload,
+) -> HttpResponse {
+    let (Some(token), Ok(run), Ok(task)) = (
+        guest::query_token(request.query_string()),
+        path.0.parse::<RunId>(),
+        path.1.parse::<TaskId>(),
+    ) else {
+        return guest::not_found();
+    };
+    let link = Link::from_task(run, token.expose());
+    let client = request.peer_addr().map(|address| address.ip());
+    match guest::admit_post(&state, run, &token, client).await {
+        Ok(decision) if decision.allowed => {}
+        Ok(decision) => {
+            return guest::too_many(&decision, state.procflow().now(), link.at_task(task));
+        }
+        Err(error) => return guest::refusal(error, None),
+    }
+    if !is_form(&request) {
+        return guest::unreadable(StatusCode::UNSUPPORTED_MEDIA_TYPE, link.at_task(task));
+    }
+    let body = match read_body(payload, state.config.body_limit_bytes).await {
+        Ok(body) => body,
+        Err(status) => return guest::unreadable(status, link.at_task(task)),
+    };
+    let Ok(posted) = guest::read_form(&body) else {
+        return guest::unreadable(StatusCode::BAD_REQUEST, link.at_task(task));
+    };
+    let form = match posted.to_guest_form() {
+        Ok(form) => form,
+        Err(errors) => {
+            return guest::refused_post(&state, (run, &token, task), &posted, &errors).await;
+        }
+    };
+    match state
         .procflow()
-        .open_shared_run(run_id, &ShareToken::new(token))
+        .post_as_guest(run, &token, task, &form)
         .await
     {
-        Ok(shared) => shared,
-        Err(DomainError::NotFound(_)) => return Ok(not_found()),
-        Err(other) => return Err(other.into()),
-    };
-    Ok(secure(HttpResponse::Ok()).body(render(&shared.run, &shared.tasks)))
-}
-
-fn secure(mut response: HttpResponseBuilder) -> HttpResponseBuilder {
-    response
-        .content_type(ContentType::html())
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .insert_header((header::REFERRER_POLICY, "no-referrer"))
-        .insert_header((header::X_FRAME_OPTIONS, "DENY"))
-        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .insert_header((
-            header::CONTENT_SECURITY_POLICY,
-            "default-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-        ));
-    response
-}
-
-fn not_found() -> HttpResponse {
-    secure(HttpResponse::NotFound()).body(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not found</title></head>\
-         <body><h1>Not found</h1><p>This link is not valid, or the run is no longer shared.</p></body></html>",
-    )
-}
-
-fn render(run: &Run, tasks: &[RunTask]) -> String {
-    let mut html = format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title></head>\
-         <body><h1>{title}</h1><p>Status: {status}</p>",
-        title = esc(&run.title),
-        status = run.status().as_str(),
-    );
-    for section in &run.sections {
-        let _ = write!(html, "<section><h2>{}</h2><ul>", esc(&section.title));
-        for task in tasks.iter().filter(|t| t.section_id == section.id) {
-            let state = task.state.status();
-            let _ = write!(html, "<li>{} <em>({state})</em></li>", esc(&task.title));
+        Ok(GuestPost::Applied(change)) => {
+            tracing::info!(
+                run.id = %run,
+                task.id = %task,
+                guest.action = form.intent.as_str(),
+                run.completed = change.run.is_completed(),
+                "guest post applied"
+            );
+            guest::see_task(&link, task)
         }
-        html.push_str("</ul></section>");
+        Ok(GuestPost::Invalid(errors)) => {
+            guest::refused_post(&state, (run, &token, task), &posted, &errors).await
+        }
+        Err(error) => guest::refusal(error, Some(link.at_task(task))),
     }
-    html.push_str("</body></html>");
-    html
+}
+
+/// A task's address opened as a page (a refused post's address, bookmarked or reloaded): the
+/// run's page at that task.
+#[utoipa::path(
+    get,
+    path = "/instance/{run_id}/tasks/{task_id}",
+    tag = "guest",
+    operation_id = "guestTaskPage",
+    summary = "A task's address, opened as a page",
+    description = "Sends the browser to the run's page at the task (the address of a refused post, reloaded or bookmarked).",
+    params(
+        ("run_id" = String, Path, description = "The run's id"),
+        ("task_id" = String, Path, description = "The task's id"),
+        ("token" = String, Query, description = "The share token of the link"),
+    ),
+    responses(
+        (status = 303, description = "The run's page at the task",
+            headers(("Location" = String, description = "The run's page at the task, relative to this address"))),
+        (status = 404, description = "The same page for a malformed id or query string", content_type = "text/html", body = String),
+        (status = 500, description = "An unexpected failure, as an HTML page", content_type = "text/html", body = String),
+    )
+)]
+pub async fn task_page(request: HttpRequest, path: web::Path<(String, String)>) -> HttpResponse {
+    match (
+        guest::query_token(request.query_string()),
+        path.0.parse::<RunId>(),
+        path.1.parse::<TaskId>(),
+    ) {
+        (Some(token), Ok(run), Ok(task)) => {
+            guest::see_task(&Link::from_task(run, token.expose()), task)
+        }
+        _ => guest::not_found(),
+    }
+}
+
+/// Whether the body is declared a web form (`application/x-www-form-urlencoded`, any
+/// parameters).
+fn is_form(request: &HttpRequest) -> bool {
+    request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|essence| {
+            essence
+                .trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        })
+}
+
+/// The whole body, refused past `limit` bytes (413) or when the connection fails (400).
+async fn read_body(mut payload: web::Payload, limit: usize) -> Result<Vec<u8>, StatusCode> {
+    let mut body = Vec::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|_| StatusCode::BAD_REQUEST)?;
+        if body.len() + chunk.len() > limit {
+            return Err(StatusCode::PAYLOAD_TOO_LARGE);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }

@@ -420,8 +420,27 @@ impl RunStore for PgStore {
         sharing::unshare(&mut conn, team, run, now).await
     }
 
-    async fn find_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<Run> {
-        let mut conn = self.conn().await?;
-        sharing::find_shared(&mut conn, run, token).await
+    async fn find_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<(Run, Share)> {
+        let conn = self.conn().await?;
+        sharing::find_shared(&conn, run, token).await
+    }
+
+    async fn read_shared_run(
+        &self,
+        run: RunId,
+        token: &ShareToken,
+    ) -> DomainResult<(Run, Share, Vec<RunTask>)> {
+        let conn = self.conn().await?;
+        sharing::read_shared(&conn, run, token).await
+    }
+
+    async fn record_guest_engagement(
+        &self,
+        team: TeamId,
+        run: RunId,
+        at: OffsetDateTime,
+    ) -> DomainResult<bool> {
+        let conn = self.conn().await?;
+        sharing::record_engagement(&conn, team, run, at).await
     }
 }

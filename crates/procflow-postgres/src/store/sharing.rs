@@ -3,10 +3,12 @@
 use diesel::prelude::*;
 use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use futures_util::TryFutureExt;
+use futures_util::future::try_join;
 use procflow_domain::error::{DomainResult, Resource};
 use procflow_domain::ids::{RunId, TeamId};
 use procflow_domain::ports::ShareDecision;
-use procflow_domain::run::Run;
+use procflow_domain::run::{Run, RunTask};
 use procflow_domain::sharing::{Share, ShareChange};
 use procflow_domain::values::ShareToken;
 use time::OffsetDateTime;
@@ -14,9 +16,9 @@ use time::OffsetDateTime;
 use super::runs::{run_header, with_sections, write_run};
 use super::{append_events, not_found};
 use crate::error::{Failure, db_error};
-use crate::rows::run::RunRow;
+use crate::rows::run::{RunRow, RunSectionRow, RunTaskRow};
 use crate::rows::share::{GuestRow, ShareRow};
-use crate::schema::{run_guests, run_shares, runs};
+use crate::schema::{run_guests, run_sections, run_shares, run_tasks, runs};
 
 pub(super) async fn load_share(
     conn: &mut AsyncPgConnection,
@@ -125,26 +127,100 @@ pub(super) async fn unshare(
     runs.pop().ok_or(not_found(Resource::Run))
 }
 
+/// The shared run, its share and its guest, and its sections, read in one round trip: both
+/// statements find the run through its token, so neither waits for the other.
 pub(super) async fn find_shared(
-    conn: &mut AsyncPgConnection,
+    conn: &AsyncPgConnection,
     run: RunId,
     token: &ShareToken,
-) -> DomainResult<Run> {
-    let row: RunRow = runs::table
+) -> DomainResult<(Run, Share)> {
+    let (mut to_header, mut to_sections) = (conn, conn);
+    let header = runs::table
         .inner_join(
             run_shares::table.on(run_shares::team_id
                 .eq(runs::team_id)
                 .and(run_shares::run_id.eq(runs::id))),
         )
+        .left_join(
+            run_guests::table.on(run_guests::team_id
+                .eq(run_shares::team_id)
+                .and(run_guests::run_id.eq(run_shares::run_id))),
+        )
         .filter(runs::id.eq(run.as_uuid()))
         .filter(run_shares::token.eq(token.expose()))
-        .select(RunRow::as_select())
-        .first(conn)
+        .select((
+            RunRow::as_select(),
+            ShareRow::as_select(),
+            Option::<GuestRow>::as_select(),
+        ))
+        .first::<(RunRow, ShareRow, Option<GuestRow>)>(&mut to_header);
+    let sections = run_sections::table
+        .inner_join(
+            run_shares::table.on(run_shares::team_id
+                .eq(run_sections::team_id)
+                .and(run_shares::run_id.eq(run_sections::run_id))),
+        )
+        .filter(run_sections::run_id.eq(run.as_uuid()))
+        .filter(run_shares::token.eq(token.expose()))
+        .order(run_sections::position)
+        .select(RunSectionRow::as_select())
+        .load::<RunSectionRow>(&mut to_sections);
+    let (header, sections) = try_join(async { header.await.optional() }, sections)
         .await
-        .optional()
-        .map_err(db_error)?
-        .ok_or(not_found(Resource::Run))?;
-    let team = TeamId::from_uuid(row.team_id);
-    let mut runs = with_sections(conn, team, vec![row]).await?;
-    runs.pop().ok_or(not_found(Resource::Run))
+        .map_err(db_error)?;
+    let (row, share, guest) = header.ok_or(not_found(Resource::Run))?;
+    let sections = sections
+        .into_iter()
+        .map(RunSectionRow::into_domain)
+        .collect::<DomainResult<Vec<_>>>()?;
+    Ok((row.into_domain(sections)?, share.into_domain(guest)?))
+}
+
+/// What a share link opens, in one round trip: the statements of [`find_shared`] and the
+/// run's tasks, each finding the run through its token.
+pub(super) async fn read_shared(
+    conn: &AsyncPgConnection,
+    run: RunId,
+    token: &ShareToken,
+) -> DomainResult<(Run, Share, Vec<RunTask>)> {
+    let mut to_tasks = conn;
+    let tasks = run_tasks::table
+        .inner_join(
+            run_shares::table.on(run_shares::team_id
+                .eq(run_tasks::team_id)
+                .and(run_shares::run_id.eq(run_tasks::run_id))),
+        )
+        .filter(run_tasks::run_id.eq(run.as_uuid()))
+        .filter(run_shares::token.eq(token.expose()))
+        .order(run_tasks::position)
+        .select(RunTaskRow::as_select())
+        .load::<RunTaskRow>(&mut to_tasks)
+        .map_err(db_error);
+    let ((run, share), tasks) = try_join(find_shared(conn, run, token), tasks).await?;
+    let tasks = tasks
+        .into_iter()
+        .map(RunTaskRow::into_domain)
+        .collect::<DomainResult<Vec<_>>>()?;
+    Ok((run, share, tasks))
+}
+
+pub(super) async fn record_engagement(
+    mut conn: &AsyncPgConnection,
+    team: TeamId,
+    run: RunId,
+    at: OffsetDateTime,
+) -> DomainResult<bool> {
+    // Only a guest not yet engaged matches: of concurrent calls, one updates the row and the
+    // others, re-reading it after its lock, find it engaged.
+    let updated = diesel::update(
+        run_guests::table
+            .filter(run_guests::team_id.eq(team.as_uuid()))
+            .filter(run_guests::run_id.eq(run.as_uuid()))
+            .filter(run_guests::engaged_at.is_null()),
+    )
+    .set(run_guests::engaged_at.eq(at))
+    .execute(&mut conn)
+    .await
+    .map_err(db_error)?;
+    Ok(updated == 1)
 }

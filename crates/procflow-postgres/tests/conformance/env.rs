@@ -7,7 +7,7 @@ use procflow_domain::event::Event;
 use procflow_domain::fakes::{FixedClock, InMemoryStore, SequentialIds};
 use procflow_domain::ids::TeamId;
 use procflow_domain::ports::{
-    Clock, IdempotencyStore, Outbox, RateLimiter, RunStore, TeamStore, TemplateStore,
+    Clock, IdempotencyStore, Outbox, RateLimiter, RunStore, TeamStore, TemplateStore, WindowLimiter,
 };
 use procflow_domain::service::{Ports, Procflow};
 use procflow_domain::team::{Role, Subscription, Team};
@@ -50,12 +50,18 @@ pub(crate) use conformance_test;
 
 /// Every store port the suite checks, as one backend serves them all.
 pub trait Store:
-    TemplateStore + RunStore + TeamStore + Outbox + RateLimiter + IdempotencyStore
+    TemplateStore + RunStore + TeamStore + Outbox + RateLimiter + IdempotencyStore + WindowLimiter
 {
 }
 
 impl<S> Store for S where
-    S: TemplateStore + RunStore + TeamStore + Outbox + RateLimiter + IdempotencyStore
+    S: TemplateStore
+        + RunStore
+        + TeamStore
+        + Outbox
+        + RateLimiter
+        + IdempotencyStore
+        + WindowLimiter
 {
 }
 

@@ -92,20 +92,32 @@ async fn inviting_shares_the_run_and_records_one_guest(env: Env) {
 
 conformance_test!(the_link_opens_the_run_only_with_its_token_and_while_shared);
 async fn the_link_opens_the_run_only_with_its_token_and_while_shared(env: Env) {
-    let Started { template, run, .. } = started(&env).await;
+    let Started {
+        template,
+        run,
+        tasks: started_tasks,
+    } = started(&env).await;
     let shared = env
         .procflow
         .invite_guest(&env.team, run.id, Invitation::default())
         .await
         .unwrap();
     let token = shared.share.token.clone();
-    let opened = env.store.find_shared_run(run.id, &token).await.unwrap();
+    let (opened, share) = env.store.find_shared_run(run.id, &token).await.unwrap();
     assert_eq!(opened.id, run.id);
     assert_eq!(opened.sections, template.sections);
+    assert_eq!(share, shared.share);
+    let (read, read_share, tasks) = env.store.read_shared_run(run.id, &token).await.unwrap();
+    assert_eq!((read, read_share), (opened, share));
+    assert_eq!(tasks, started_tasks, "every task, by order");
     let not_found = DomainError::NotFound(Resource::Run);
     let wrong = ShareToken::new("wrong".into());
     assert_eq!(
         env.store.find_shared_run(run.id, &wrong).await.unwrap_err(),
+        not_found
+    );
+    assert_eq!(
+        env.store.read_shared_run(run.id, &wrong).await.unwrap_err(),
         not_found
     );
 
@@ -113,6 +125,10 @@ async fn the_link_opens_the_run_only_with_its_token_and_while_shared(env: Env) {
     assert!(!unshared.is_shared);
     assert_eq!(
         env.store.find_shared_run(run.id, &token).await.unwrap_err(),
+        not_found
+    );
+    assert_eq!(
+        env.store.read_shared_run(run.id, &token).await.unwrap_err(),
         not_found
     );
     assert_eq!(
@@ -128,4 +144,106 @@ async fn the_link_opens_the_run_only_with_its_token_and_while_shared(env: Env) {
         reshared.share.token, token,
         "a voided token is never reused"
     );
+}
+
+conformance_test!(the_guests_first_engagement_is_recorded_once);
+async fn the_guests_first_engagement_is_recorded_once(env: Env) {
+    let Started { run, .. } = started(&env).await;
+    let first = env.clock_now();
+    assert!(
+        !env.store
+            .record_guest_engagement(env.team.id, run.id, first)
+            .await
+            .unwrap(),
+        "a run not shared has no guest to engage"
+    );
+    let invitation = Invitation {
+        email: Some("guest@outside.example".parse().unwrap()),
+        ..Invitation::default()
+    };
+    let shared = env
+        .procflow
+        .invite_guest(&env.team, run.id, invitation.clone())
+        .await
+        .unwrap();
+    assert_eq!(shared.invited.unwrap().engaged_at, None);
+    assert!(
+        !env.store
+            .record_guest_engagement(env.other.id, run.id, first)
+            .await
+            .unwrap(),
+        "another team's run is none of ours"
+    );
+    assert!(
+        env.store
+            .record_guest_engagement(env.team.id, run.id, first)
+            .await
+            .unwrap()
+    );
+    let later = first + time::Duration::hours(1);
+    assert!(
+        !env.store
+            .record_guest_engagement(env.team.id, run.id, later)
+            .await
+            .unwrap(),
+        "only the first engagement is recorded"
+    );
+    let (_, share) = env
+        .store
+        .find_shared_run(run.id, &shared.share.token)
+        .await
+        .unwrap();
+    assert_eq!(share.guest.unwrap().engaged_at, Some(first));
+    // Inviting again keeps the engagement: it is the same guest.
+    let again = env
+        .procflow
+        .invite_guest(&env.team, run.id, invitation)
+        .await
+        .unwrap();
+    assert_eq!(again.share.guest.unwrap().engaged_at, Some(first));
+
+    let anonymous = started(&env).await.run;
+    env.procflow
+        .invite_guest(&env.team, anonymous.id, Invitation::default())
+        .await
+        .unwrap();
+    assert!(
+        !env.store
+            .record_guest_engagement(env.team.id, anonymous.id, first)
+            .await
+            .unwrap(),
+        "a run shared without an email has no guest"
+    );
+}
+
+conformance_test!(
+    concurrent_openings_record_the_engagement_once,
+    worker_threads = 4
+);
+async fn concurrent_openings_record_the_engagement_once(env: Env) {
+    let Started { run, .. } = started(&env).await;
+    let invitation = Invitation {
+        email: Some("guest@outside.example".parse().unwrap()),
+        ..Invitation::default()
+    };
+    env.procflow
+        .invite_guest(&env.team, run.id, invitation)
+        .await
+        .unwrap();
+    let instances = [0, 1].map(|_| env.another_instance(10));
+    let calls: Vec<_> = (0..20_i64)
+        .map(|i| {
+            let store = std::sync::Arc::clone(&instances[usize::try_from(i % 2).unwrap()]);
+            let (team, run_id) = (env.team.id, run.id);
+            let at = env.clock_now() + time::Duration::seconds(i);
+            tokio::spawn(async move { store.record_guest_engagement(team, run_id, at).await })
+        })
+        .collect();
+    let mut recorded = 0;
+    for call in calls {
+        if call.await.unwrap().unwrap() {
+            recorded += 1;
+        }
+    }
+    assert_eq!(recorded, 1);
 }

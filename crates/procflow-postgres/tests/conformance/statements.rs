@@ -211,3 +211,28 @@ async fn a_batch_of_5_tasks_and_one_of_100_on_500_cost_the_same_seven_statements
     // tasks in one statement, write the run, append the events (these three pipelined), COMMIT.
     assert_eq!(counts, [7, 7]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_guest_page_of_a_run_of_500_tasks_is_read_in_three_statements() {
+    use procflow_domain::sharing::Invitation;
+    let env = Env::postgres().await;
+    let template = published(&env, &env.team, sized_document(500, 3)).await;
+    let run = env
+        .procflow
+        .create_run(&env.team, start(&template))
+        .await
+        .unwrap();
+    let shared = env
+        .procflow
+        .invite_guest(&env.team, run.id, Invitation::default())
+        .await
+        .unwrap();
+    let (read, count) = statements(
+        &env,
+        env.procflow.open_shared_run(run.id, &shared.share.token),
+    )
+    .await;
+    assert_eq!(read.unwrap().tasks.len(), 500);
+    // The run with its share, its sections, its tasks: sent together, one round trip.
+    assert_eq!(count, 3);
+}

@@ -1,0 +1,20 @@
+//! The guest page (API contract 7.1): the shared run as an HTML page that needs no JavaScript,
+//! one form per task the guest may act on, and a page for every other outcome, all with the
+//! same strict headers. Rendered by askama templates (`templates/guest/`) with one stylesheet
+//! of ours inlined under a CSP hash; the HTML of `text` elements cleaned by an allowlist.
+
+mod answers;
+mod fields;
+mod form;
+mod limit;
+mod messages;
+mod page;
+mod respond;
+mod sanitize;
+mod style;
+
+pub(crate) use answers::{not_found, refusal, refused_post, see_task, too_many, unreadable};
+pub(crate) use form::read_form;
+pub(crate) use limit::admit_post;
+pub(crate) use page::{Link, PageView};
+pub(crate) use respond::{html, query_token};

@@ -1,0 +1,109 @@
+//! The answers of the guest routes to each outcome: the page, the redirect after a post, the
+//! page again with the refusals, and a message page for every refusal.
+
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
+use actix_web::http::header;
+use procflow_domain::error::{DomainError, StoreError};
+use procflow_domain::guest::FieldError;
+use procflow_domain::ids::{RunId, TaskId};
+use procflow_domain::ports::RateDecision;
+use procflow_domain::values::ShareToken;
+use time::OffsetDateTime;
+
+use super::form::PostedForm;
+use super::messages::Message;
+use super::page::{Link, PageView, Posted};
+use super::respond::html;
+use crate::AppState;
+
+/// The one 404 page.
+pub(crate) fn not_found() -> HttpResponse {
+    html(StatusCode::NOT_FOUND, &Message::not_found())
+}
+
+/// The page of a use case's refusal; `back` links to the run where it helps.
+pub(crate) fn refusal(error: DomainError, back: Option<String>) -> HttpResponse {
+    match error {
+        DomainError::NotFound(_) => not_found(),
+        DomainError::NotGuestsTask => html(StatusCode::FORBIDDEN, &Message::not_yours(back)),
+        DomainError::RunCompleted => html(StatusCode::CONFLICT, &Message::run_completed(back)),
+        DomainError::Validation(_) => html(StatusCode::BAD_REQUEST, &Message::refused(back)),
+        DomainError::Store(StoreError::Unavailable(cause)) => {
+            tracing::warn!(error.cause = %cause, "store unavailable");
+            let mut response = html(StatusCode::SERVICE_UNAVAILABLE, &Message::unavailable());
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, header::HeaderValue::from_static("5"));
+            response
+        }
+        other => {
+            tracing::error!(error.cause = %other, "guest page failure");
+            html(StatusCode::INTERNAL_SERVER_ERROR, &Message::failed())
+        }
+    }
+}
+
+/// 303 to the run's page at the task: reloading the page then asks for nothing again.
+pub(crate) fn see_task(link: &Link, task: TaskId) -> HttpResponse {
+    HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, link.at_task(task)))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::REFERRER_POLICY, "no-referrer"))
+        .finish()
+}
+
+/// 429 with `Retry-After`: whole seconds until every limit has room again (at least 1).
+pub(crate) fn too_many(decision: &RateDecision, now: OffsetDateTime, back: String) -> HttpResponse {
+    let wait = (decision.reset_at - now).whole_seconds().max(0) + 1;
+    let mut response = html(
+        StatusCode::TOO_MANY_REQUESTS,
+        &Message::too_many(Some(back)),
+    );
+    if let Ok(value) = header::HeaderValue::from_str(&wait.to_string()) {
+        response.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    response
+}
+
+/// What a refused post is answered with: the page, status 400, with what the guest sent kept
+/// and each refusal beside its field; or the refusal that comes first (a wrong link, someone
+/// else's task, a completed run).
+pub(crate) async fn refused_post(
+    state: &AppState,
+    (run, token, task): (RunId, &ShareToken, TaskId),
+    posted: &PostedForm,
+    errors: &[FieldError],
+) -> HttpResponse {
+    let link = Link::from_task(run, token.expose());
+    let shared = match state.procflow().open_shared_run(run, token).await {
+        Ok(shared) => shared,
+        Err(error) => return refusal(error, Some(link.at_task(task))),
+    };
+    let Some(current) = shared.tasks.iter().find(|t| t.id == task) else {
+        return not_found();
+    };
+    if shared.run.is_completed() {
+        return refusal(DomainError::RunCompleted, Some(link.at_task(task)));
+    }
+    if !shared.may_act(current) {
+        return refusal(DomainError::NotGuestsTask, Some(link.at_task(task)));
+    }
+    let posted = Posted {
+        task,
+        form: posted,
+        errors,
+    };
+    let page = PageView::new(&shared, &link, state.procflow().now(), Some(&posted));
+    html(StatusCode::BAD_REQUEST, &page)
+}
+
+/// The page for an unreadable body (415, 413 or 400) with a link back.
+pub(crate) fn unreadable(status: StatusCode, back: String) -> HttpResponse {
+    let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
+        Message::too_large(Some(back))
+    } else {
+        Message::unreadable(Some(back))
+    };
+    html(status, &message)
+}

@@ -1,0 +1,201 @@
+//! One element of a task as the page shows it: an input of the kind its type needs (with its
+//! current value, or what the guest just sent), or the content of a display-only element.
+
+use std::borrow::Cow;
+
+use procflow_domain::element::{CustomElement, ElementType, is_web_url};
+use procflow_domain::error::ValidationError;
+use procflow_domain::ids::ElementId;
+use serde_json::Value;
+
+use super::sanitize;
+
+/// An element on the page, borrowing from the run it shows.
+pub(crate) struct FieldView<'a> {
+    /// The id of its input (and the anchor of its error): short, by positions on the page, as
+    /// it is repeated on every input (`f<task>-<element>`).
+    pub(crate) dom: String,
+    /// The element: its input posts as `el-<element id>`.
+    pub(crate) element: ElementId,
+    pub(crate) label: &'a str,
+    pub(crate) required: bool,
+    /// The refusal of what the guest sent, beside the input.
+    pub(crate) error: Option<String>,
+    /// The current value as text, for a task shown read-only; empty when unset.
+    pub(crate) shown: Cow<'a, str>,
+    pub(crate) kind: Kind<'a>,
+}
+
+/// How an element is shown.
+pub(crate) enum Kind<'a> {
+    /// `<input>` of this type (text, number, email, url, date) and value.
+    Line(&'static str, Cow<'a, str>),
+    /// `<textarea>`.
+    Lines(Cow<'a, str>),
+    /// A single checkbox, checked or not.
+    Checkbox(bool),
+    /// `<select>` of the options, one empty choice first.
+    Select(Vec<Choice<'a>>),
+    /// A checkbox per option.
+    Choices(Vec<Choice<'a>>),
+    /// Cleaned HTML.
+    Rich(String),
+    /// An image at this address.
+    Image(&'a str),
+    /// A link to this address, to a video or a file.
+    Link(&'a str, &'static str),
+    /// A rule.
+    Rule,
+    /// Display-only content with no usable address: the label alone.
+    Nothing,
+}
+
+/// One option of a select or of multichoice checkboxes.
+pub(crate) struct Choice<'a> {
+    pub(crate) dom: String,
+    pub(crate) value: &'a str,
+    pub(crate) selected: bool,
+}
+
+impl FieldView<'_> {
+    /// Whether the element takes input (and so has a value to show).
+    pub(crate) fn is_input(&self) -> bool {
+        matches!(
+            self.kind,
+            Kind::Line(..)
+                | Kind::Lines(_)
+                | Kind::Checkbox(_)
+                | Kind::Select(_)
+                | Kind::Choices(_)
+        )
+    }
+
+    /// The id of its error message, for `aria-describedby`.
+    pub(crate) fn error_id(&self) -> String {
+        format!("{}-error", self.dom)
+    }
+}
+
+/// The element as the page shows it, its input's id `dom`; `sent` is what the guest's refused
+/// post held for it (its texts), shown instead of the stored value so that nothing typed is
+/// lost. `read_only`: the value is shown as text rather than in an input.
+pub(super) fn field<'a>(
+    element: &'a CustomElement,
+    dom: String,
+    sent: Option<&'a [String]>,
+    error: Option<String>,
+    read_only: bool,
+) -> FieldView<'a> {
+    let stored = element.value.as_ref();
+    let text = || match sent {
+        Some(texts) => Cow::Borrowed(texts.first().map_or("", String::as_str)),
+        None => stored.map_or(Cow::Borrowed(""), value_text),
+    };
+    let chosen = |option: &str| match sent {
+        Some(texts) => texts.iter().any(|t| t == option),
+        None => match stored {
+            Some(Value::String(s)) => s == option,
+            Some(Value::Array(items)) => items.iter().any(|i| i.as_str() == Some(option)),
+            _ => false,
+        },
+    };
+    let choices = || {
+        element
+            .options
+            .iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, option)| Choice {
+                dom: format!("{dom}-{i}"),
+                value: option,
+                selected: chosen(option),
+            })
+            .collect()
+    };
+    let web = |url: Option<&'a str>| url.filter(|u| is_web_url(u));
+    let kind = match element.element_type {
+        ElementType::ShortText => Kind::Line("text", text()),
+        ElementType::Number => Kind::Line("number", text()),
+        ElementType::Email => Kind::Line("email", text()),
+        ElementType::Website => Kind::Line("url", text()),
+        ElementType::Date => Kind::Line("date", text()),
+        ElementType::LongText => Kind::Lines(text()),
+        ElementType::Checkbox => Kind::Checkbox(match sent {
+            Some(texts) => !texts.is_empty(),
+            None => stored == Some(&Value::Bool(true)),
+        }),
+        ElementType::Dropdown => Kind::Select(choices()),
+        ElementType::Multichoice => Kind::Choices(choices()),
+        ElementType::Text => Kind::Rich(sanitize::clean(
+            stored.and_then(Value::as_str).unwrap_or_default(),
+        )),
+        ElementType::Image => {
+            web(stored.and_then(Value::as_str)).map_or(Kind::Nothing, Kind::Image)
+        }
+        ElementType::Video => web(stored.and_then(Value::as_str))
+            .map_or(Kind::Nothing, |url| Kind::Link(url, "video")),
+        ElementType::File => {
+            web(element.file_url.as_deref()).map_or(Kind::Nothing, |url| Kind::Link(url, "file"))
+        }
+        ElementType::LineBreak => Kind::Rule,
+    };
+    FieldView {
+        dom,
+        element: element.id,
+        label: &element.label,
+        required: element.required && !element.is_display_only(),
+        error,
+        shown: if read_only {
+            shown(element)
+        } else {
+            Cow::Borrowed("")
+        },
+        kind,
+    }
+}
+
+/// A stored value as text in an input.
+fn value_text(value: &Value) -> Cow<'_, str> {
+    match value {
+        Value::String(text) => Cow::Borrowed(text),
+        Value::Null => Cow::Borrowed(""),
+        other => Cow::Owned(other.to_string()),
+    }
+}
+
+/// A stored value as a read-only task shows it.
+fn shown(element: &CustomElement) -> Cow<'_, str> {
+    match (&element.value, element.element_type) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(Value::Bool(true)), ElementType::Checkbox) => Cow::Borrowed("Yes"),
+        (Some(Value::Bool(false)), ElementType::Checkbox) => Cow::Borrowed("No"),
+        (Some(Value::Array(items)), _) => {
+            Cow::Owned(items.iter().map(value_text).collect::<Vec<_>>().join(", "))
+        }
+        (Some(value), _) => value_text(value),
+    }
+}
+
+/// What a guest reads about a refused entry.
+pub(super) fn message(error: &ValidationError) -> String {
+    match error {
+        ValidationError::InvalidValue { expected, .. } => format!("Expected {expected}."),
+        ValidationError::InvalidOption { value, allowed, .. } => format!(
+            "\u{201c}{value}\u{201d} is not one of the options: {}.",
+            allowed.join(", ")
+        ),
+        ValidationError::Field { field, message } if field == "comment" => {
+            format!("The comment {message}.")
+        }
+        ValidationError::Field { message, .. } => capitalise(message),
+        ValidationError::DisplayOnly { .. } => "This field cannot be changed.".to_owned(),
+        other => capitalise(&other.to_string()),
+    }
+}
+
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect::<String>() + "."
+    })
+}

@@ -1,0 +1,87 @@
+//! The limits on guest posts (API contract 7.1): per run and per client address in any rolling
+//! minute, counted in the store so that they hold across server instances.
+
+use std::net::IpAddr;
+
+use procflow_domain::error::DomainResult;
+use procflow_domain::ids::RunId;
+use procflow_domain::ports::RateDecision;
+use procflow_domain::values::ShareToken;
+use procflow_domain::window::WindowLimit;
+use sha2::{Digest, Sha256};
+use time::Duration;
+
+use crate::AppState;
+
+/// The rolling window of the limits.
+const WINDOW: Duration = Duration::minutes(1);
+
+/// Counts one post to `run` with `token` from `client` against the run's limit and the
+/// address's limit, and says whether it is admitted.
+///
+/// The run's count is kept per token: posts with a wrong token (run ids are no secret) then
+/// never use up the quota of the run's guest. An IPv6 client is counted by its /64, which one
+/// host can fill with addresses at will.
+///
+/// # Errors
+/// Only store failures.
+pub(crate) async fn admit_post(
+    state: &AppState,
+    run: RunId,
+    token: &ShareToken,
+    client: Option<IpAddr>,
+) -> DomainResult<RateDecision> {
+    let digest = Sha256::digest(token.expose().as_bytes());
+    let token_tag: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let mut limits = vec![WindowLimit {
+        name: format!("guest-post:run:{run}:{token_tag}"),
+        limit: state.config.guest_posts_per_minute_per_run,
+    }];
+    if let Some(client) = client {
+        limits.push(WindowLimit {
+            name: format!("guest-post:address:{}", address_key(client)),
+            limit: state.config.guest_posts_per_minute_per_address,
+        });
+    }
+    state
+        .services
+        .windows
+        .admit_all(&limits, state.services.clock.now(), WINDOW)
+        .await
+}
+
+/// An IPv4 address as it is; an IPv6 address by its /64 network (IPv4-mapped ones as IPv4).
+fn address_key(address: IpAddr) -> String {
+    match address {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::address_key;
+
+    #[test]
+    fn addresses_are_counted_by_host_or_by_ipv6_network() {
+        assert_eq!(address_key("192.0.2.7".parse().unwrap()), "192.0.2.7");
+        assert_eq!(
+            address_key("2001:db8:1:2:aaaa::1".parse().unwrap()),
+            address_key("2001:db8:1:2:bbbb::9".parse().unwrap())
+        );
+        assert_eq!(
+            address_key("2001:db8:1:2::1".parse().unwrap()),
+            "2001:db8:1:2::/64"
+        );
+        assert_eq!(
+            address_key("::ffff:192.0.2.7".parse().unwrap()),
+            "192.0.2.7"
+        );
+    }
+}

@@ -1,0 +1,158 @@
+//! The shared run as its page shows it: the run's title, status and progress, its sections in
+//! order, each task with its state, due date, assignee and fields, and a form on each task the
+//! guest may act on.
+
+mod task;
+
+use askama::Template;
+use procflow_domain::guest::FieldError;
+use procflow_domain::ids::{RunId, TaskId};
+use procflow_domain::service::SharedRun;
+use time::OffsetDateTime;
+
+use self::task::TaskView;
+use super::fields::Kind;
+use super::form::PostedForm;
+use super::style::CSS;
+
+/// Where the page's links and forms point. Relative references, so that the page works under
+/// whatever path the team's base URL has: the page itself is at `.../instance/<run>`, a
+/// refused post is answered at `.../instance/<run>/tasks/<task>`.
+#[derive(Clone, Debug)]
+pub(crate) struct Link {
+    root: &'static str,
+    run: RunId,
+    token: String,
+}
+
+impl Link {
+    /// Links from the run's page.
+    pub(crate) fn from_page(run: RunId, token: &str) -> Self {
+        Self {
+            root: "",
+            run,
+            token: token.to_owned(),
+        }
+    }
+
+    /// Links from the answer to a post on a task.
+    pub(crate) fn from_task(run: RunId, token: &str) -> Self {
+        Self {
+            root: "../../",
+            run,
+            token: token.to_owned(),
+        }
+    }
+
+    /// The run's page.
+    pub(crate) fn page(&self) -> String {
+        format!("{}{}?token={}", self.root, self.run, self.token)
+    }
+
+    /// The run's page at a task.
+    pub(crate) fn at_task(&self, task: TaskId) -> String {
+        format!("{}#task-{task}", self.page())
+    }
+}
+
+/// A post that was refused: what the guest sent, shown again beside the refusals.
+pub(crate) struct Posted<'a> {
+    pub(crate) task: TaskId,
+    pub(crate) form: &'a PostedForm,
+    pub(crate) errors: &'a [FieldError],
+}
+
+/// The page, borrowing from the run it shows.
+#[derive(Template)]
+#[template(path = "guest/page.html")]
+pub(crate) struct PageView<'a> {
+    css: &'static str,
+    title: &'a str,
+    status: &'static str,
+    status_label: &'static str,
+    done: usize,
+    total: usize,
+    completed: bool,
+    problems: Vec<Problem>,
+    sections: Vec<SectionView<'a>>,
+    /// Where the forms post: `{root}{run}/tasks/<task>?token={token}`.
+    root: &'static str,
+    run: RunId,
+    token: &'a str,
+}
+
+/// One refusal in the summary at the top, linking to its field.
+struct Problem {
+    anchor: String,
+    message: String,
+}
+
+struct SectionView<'a> {
+    key: u32,
+    title: &'a str,
+    description: Option<&'a str>,
+    color: Option<&'a str>,
+    tasks: Vec<TaskView<'a>>,
+}
+
+impl<'a> PageView<'a> {
+    /// The page of `shared` at `now`, with `posted` shown again when a post was refused.
+    pub(crate) fn new(
+        shared: &'a SharedRun,
+        link: &'a Link,
+        now: OffsetDateTime,
+        posted: Option<&Posted<'a>>,
+    ) -> Self {
+        let run = &shared.run;
+        let total = shared.tasks.len();
+        let done = total.saturating_sub(usize::try_from(run.open_tasks()).unwrap_or(total));
+        let mut problems = Vec::new();
+        let sections = run
+            .sections
+            .iter()
+            .map(|section| SectionView {
+                key: section.order,
+                title: &section.title,
+                description: section
+                    .description
+                    .as_deref()
+                    .filter(|d| !d.trim().is_empty()),
+                color: section.color.as_ref().map(|c| c.as_str()),
+                tasks: shared
+                    .tasks
+                    .iter()
+                    .filter(|task| task.section_id == section.id)
+                    .map(|task| {
+                        let posted = posted.filter(|p| p.task == task.id);
+                        let view = TaskView::new(shared, task, now, posted);
+                        if posted.is_some() {
+                            problems.extend(view.problems());
+                        }
+                        view
+                    })
+                    .collect(),
+            })
+            .collect();
+        Self {
+            css: CSS,
+            title: &run.title,
+            status: run.status().as_str(),
+            status_label: if run.is_completed() {
+                "Completed"
+            } else {
+                "In progress"
+            },
+            done,
+            total,
+            completed: run.is_completed(),
+            problems,
+            sections,
+            root: link.root,
+            run: link.run,
+            token: &link.token,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,116 @@
+//! The page's view of a run, over the domain's fakes; and a measurement of its rendering
+//! beside the API's JSON of the same tasks (ignored: a measurement, not a check).
+
+use std::sync::Arc;
+
+use askama::Template;
+use procflow_domain::fakes::{FixedClock, InMemoryStore, SequentialIds};
+use procflow_domain::service::{CreateRun, Ports, Procflow, SharedRun};
+use procflow_domain::sharing::Invitation;
+use procflow_domain::template::TemplateDocument;
+use serde_json::json;
+
+use super::*;
+
+/// A run of `tasks` tasks of 3 fields (as the bench's template), shared, as its guest opens it.
+async fn shared_run(tasks: usize) -> SharedRun {
+    let store = Arc::new(InMemoryStore::default());
+    let procflow = Procflow::new(Ports {
+        templates: store.clone(),
+        runs: store.clone(),
+        teams: store.clone(),
+        clock: Arc::new(FixedClock::default()),
+        ids: Arc::new(SequentialIds::default()),
+    });
+    let team = store.demo_team();
+    let tasks: Vec<_> = (0..tasks)
+        .map(|n| {
+            json!({"title": format!("Task {n}"), "custom_elements": [
+                {"type": "shortText", "label": format!("Name {n}"), "required": true},
+                {"type": "number", "label": format!("Amount {n}")},
+                {"type": "email", "label": format!("Contact {n}")}]})
+        })
+        .collect();
+    let document = TemplateDocument::from_json(json!({"title": "Bench", "sections": [
+        {"title": "All", "color": "#3B82F6", "tasks": tasks}]}))
+    .unwrap();
+    let template = procflow.create_template(&team, document).await.unwrap();
+    procflow
+        .publish_template(&team, template.id, true)
+        .await
+        .unwrap();
+    let run = procflow
+        .create_run(&team, CreateRun::of(template.id))
+        .await
+        .unwrap();
+    let share = procflow
+        .invite_guest(&team, run.id, Invitation::default())
+        .await
+        .unwrap();
+    procflow
+        .open_shared_run(run.id, &share.share.token)
+        .await
+        .unwrap()
+}
+
+fn render(shared: &SharedRun) -> String {
+    let link = Link::from_page(shared.run.id, "token");
+    PageView::new(shared, &link, OffsetDateTime::UNIX_EPOCH, None)
+        .render()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn every_task_of_the_run_is_on_the_page_once() {
+    let shared = shared_run(3).await;
+    let html = render(&shared);
+    for task in &shared.tasks {
+        assert_eq!(html.matches(&format!("id=\"task-{}\"", task.id)).count(), 1);
+    }
+    assert_eq!(html.matches("<form ").count(), 3);
+    assert_eq!(html.matches("<input ").count(), 9);
+}
+
+#[tokio::test]
+#[ignore = "a measurement, not a check"]
+async fn timings() {
+    #[derive(serde::Serialize)]
+    struct Envelope<'a> {
+        data: Vec<crate::views::RunTaskListView<'a>>,
+    }
+    const ROUNDS: u32 = 500;
+    let shared = shared_run(50).await;
+    // The fastest of 5 batches: the machine is shared.
+    let fastest = |work: &dyn Fn() -> usize| {
+        (0..5)
+            .map(|_| {
+                let started = std::time::Instant::now();
+                let mut bytes = 0;
+                for _ in 0..ROUNDS {
+                    bytes = work();
+                }
+                (started.elapsed() / ROUNDS, bytes)
+            })
+            .min()
+            .unwrap()
+    };
+    let (page, bytes) = fastest(&|| render(&shared).len());
+    let link = Link::from_page(shared.run.id, "token");
+    let (build, _) = fastest(&|| {
+        PageView::new(&shared, &link, OffsetDateTime::UNIX_EPOCH, None)
+            .sections
+            .len()
+    });
+    let (api, json_bytes) = fastest(&|| {
+        let data = shared
+            .tasks
+            .iter()
+            .map(crate::views::RunTaskListView::from)
+            .collect();
+        serde_json::to_vec(&Envelope { data }).unwrap().len()
+    });
+    println!(
+        "50 tasks x 3 fields: the guest page {page:?} ({bytes} bytes; its view {build:?}), the \
+         API's JSON {api:?} ({json_bytes} bytes)"
+    );
+}

@@ -1,0 +1,115 @@
+//! `WindowLimiter`: events counted under several names at once, admitted only when every name
+//! has room, exact across instances, refusals counted nowhere, idle rows swept (PostgreSQL).
+
+use std::sync::Arc;
+
+use diesel::QueryableByName;
+use diesel::sql_types::BigInt;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use procflow_domain::ports::RateDecision;
+use procflow_domain::window::WindowLimit;
+use time::macros::datetime;
+use time::{Duration, OffsetDateTime};
+
+use super::env::{Env, Store, conformance_test};
+
+const T0: OffsetDateTime = datetime!(2026-03-01 9:00 UTC);
+const MINUTE: Duration = Duration::seconds(60);
+
+fn at(seconds: f64) -> OffsetDateTime {
+    T0 + Duration::seconds_f64(seconds)
+}
+
+fn limit(name: &str, limit: u32) -> WindowLimit {
+    WindowLimit {
+        name: name.to_owned(),
+        limit,
+    }
+}
+
+async fn post(store: &Arc<dyn Store>, limits: &[WindowLimit], now: OffsetDateTime) -> RateDecision {
+    store.admit_all(limits, now, MINUTE).await.unwrap()
+}
+
+conformance_test!(an_event_is_admitted_only_while_every_name_has_room);
+async fn an_event_is_admitted_only_while_every_name_has_room(env: Env) {
+    let store = &env.store;
+    let run_a = [limit("run:a", 2), limit("address:1", 3)];
+    let run_b = [limit("run:b", 2), limit("address:1", 3)];
+    assert!(post(store, &run_a, at(0.0)).await.allowed);
+    assert!(post(store, &run_a, at(1.0)).await.allowed);
+    let refused = post(store, &run_a, at(2.0)).await;
+    assert_eq!(
+        refused,
+        RateDecision {
+            allowed: false,
+            remaining: 0,
+            reset_at: at(60.0)
+        },
+        "run a is full"
+    );
+    // The refusal was counted nowhere: the address has exactly one slot left.
+    let last = post(store, &run_b, at(3.0)).await;
+    assert!(last.allowed);
+    assert_eq!(last.remaining, 0);
+    let address_full = post(store, &run_b, at(4.0)).await;
+    assert!(!address_full.allowed, "the address is full");
+    assert_eq!(address_full.reset_at, at(60.0));
+    // The window rolls: at 60 s the first post of the address has left it.
+    assert!(post(store, &run_b, at(60.0)).await.allowed);
+    assert!(!post(store, &run_b, at(60.5)).await.allowed);
+    // Long after, everything is back; names in any order.
+    let reversed = [limit("address:1", 3), limit("run:a", 2)];
+    assert_eq!(post(store, &reversed, at(600.0)).await.remaining, 1);
+}
+
+conformance_test!(
+    of_90_concurrent_posts_from_two_instances_exactly_the_limit_are_admitted,
+    worker_threads = 4
+);
+async fn of_90_concurrent_posts_from_two_instances_exactly_the_limit_are_admitted(env: Env) {
+    let instances = [0, 1].map(|_| env.another_instance(20));
+    // Two addresses post to one run; each address alone has room for 50, the run for 60.
+    for now in [at(0.0), at(60.0)] {
+        let calls: Vec<_> = (0..90)
+            .map(|i| {
+                let store = Arc::clone(&instances[i % 2]);
+                let limits = [
+                    limit("run:shared", 60),
+                    limit(&format!("address:{}", i % 2), 50),
+                ];
+                tokio::spawn(async move { store.admit_all(&limits, now, MINUTE).await })
+            })
+            .collect();
+        let mut admitted = 0;
+        for call in calls {
+            if call.await.unwrap().unwrap().allowed {
+                admitted += 1;
+            }
+        }
+        assert_eq!(admitted, 60, "exactly the run's limit at {now}");
+    }
+}
+
+// PostgreSQL only: what the table keeps.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_idle_for_a_whole_window_are_swept() {
+    #[derive(QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = BigInt)]
+        n: i64,
+    }
+    let env = Env::postgres().await;
+    for i in 0..5 {
+        post(&env.store, &[limit(&format!("address:{i}"), 5)], at(0.0)).await;
+    }
+    post(&env.store, &[limit("address:late", 5)], at(200.0)).await;
+    let mut conn = AsyncPgConnection::establish(env.pg().db.url())
+        .await
+        .unwrap();
+    let rows: Count = diesel::sql_query("SELECT count(*) AS n FROM rate_windows")
+        .get_result(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(rows.n, 1, "only the row still in its window is left");
+}

@@ -1,0 +1,2 @@
+DROP TABLE rate_windows;
+DROP INDEX run_shares_token;

@@ -366,9 +366,11 @@ async fn every_operation_answers_as_documented() {
         .into_iter()
         .filter(|t| t["completed"] == false && t["skipped"] == false && t["type"] == "task")
         .collect();
+    // One task stays open: the guest's forms below need an active run.
+    assert!(open.len() > 1, "the demo run needs two open tasks here");
     let items: Vec<Value> = open
         .iter()
-        .take(2)
+        .take((open.len() - 1).min(2))
         .map(|t| json!({"id": t["id"], "completed": true}))
         .collect();
     let reply = app
@@ -383,7 +385,7 @@ async fn every_operation_answers_as_documented() {
         .patch(&format!("{runs}/{demo}/tasks"), &json!({"tasks": items}))
         .await;
     api.check("patch", batch, &reply);
-    assert_eq!(reply.items().len(), 2);
+    assert_eq!(reply.items().len(), (open.len() - 1).min(2));
 
     // Sharing: invite without and with an email, the guest page, a refused invite, stop.
     let reply = app.post(&format!("{runs}/{demo}/invite"), &json!({})).await;

@@ -13,7 +13,9 @@ mod runs;
 mod store;
 mod teams;
 mod templates;
+mod webhooks;
 
 pub use clock::FixedClock;
 pub use ids::SequentialIds;
 pub use store::InMemoryStore;
+pub use webhooks::{ManualSignal, ScriptedSender};

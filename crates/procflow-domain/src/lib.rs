@@ -19,10 +19,12 @@ pub mod sharing;
 pub mod team;
 pub mod template;
 pub mod values;
+pub mod webhook;
 
 pub use error::{DomainError, DomainResult, ErrorCode, StoreError, ValidationError};
 pub use ports::{
-    Clock, HealthCheck, IdGenerator, IdempotencyStore, Outbox, RateLimiter, RunStore, StoreStats,
-    TeamStore, TemplateStore,
+    Clock, DeliveryQueue, EventFeed, HealthCheck, IdGenerator, IdempotencyStore, Outbox,
+    RateLimiter, RunStore, StoreStats, TeamStore, TemplateStore, WebhookSender, WebhookStore,
+    WorkSignal,
 };
 pub use service::{CreateRun, Ports, Procflow, UpdateTask};

@@ -3,9 +3,11 @@
 mod runs;
 mod sharing;
 mod templates;
+mod webhooks;
 
 pub use runs::{CreateRun, UpdateTask};
 pub use sharing::SharedRun;
+pub use webhooks::{WebhookPorts, Webhooks};
 
 use std::sync::Arc;
 

@@ -39,6 +39,8 @@ pub(super) struct State {
     pub(super) outbox: Vec<OutboxRow>,
     pub(super) rate_limits: RateLogs,
     pub(super) idempotency: IdempotencyRecords,
+    pub(super) webhooks: Vec<crate::webhook::WebhookEndpoint>,
+    pub(super) deliveries: Vec<super::webhooks::DeliveryRow>,
 }
 
 #[derive(Debug)]

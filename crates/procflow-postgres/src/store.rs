@@ -1,15 +1,20 @@
 //! `PgStore`: every store port of the domain on one PostgreSQL connection pool.
 
+mod deliveries;
 mod health;
 mod idempotency;
 mod outbox;
 mod rate_limits;
 mod runs;
 mod sharing;
+mod signal;
 mod stats;
 mod teams;
 mod templates;
 mod unnest;
+mod webhooks;
+
+pub use signal::{CHANNEL, NOTIFY_GAP};
 
 use diesel::prelude::*;
 use diesel_async::pooled_connection::deadpool::Object;
@@ -30,6 +35,8 @@ use crate::schema::run_sections;
 #[derive(Clone)]
 pub struct PgStore {
     pool: PgPool,
+    url: std::sync::Arc<str>,
+    signal: std::sync::Arc<signal::Signal>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -48,6 +55,8 @@ impl PgStore {
     pub fn new(config: &PoolConfig) -> Result<Self, StoreError> {
         Ok(Self {
             pool: pool::build(config)?,
+            url: config.url.as_str().into(),
+            signal: std::sync::Arc::default(),
         })
     }
 
@@ -74,6 +83,10 @@ impl PgStore {
             available: status.available,
             waiting: status.waiting,
         }
+    }
+
+    fn url(&self) -> &str {
+        &self.url
     }
 
     async fn conn(&self) -> DomainResult<Object<AsyncPgConnection>> {

@@ -27,4 +27,5 @@ mod conformance {
     pub mod support;
     pub mod teams;
     pub mod templates;
+    pub mod webhooks;
 }

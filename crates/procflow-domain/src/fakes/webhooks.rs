@@ -166,7 +166,7 @@ impl DeliveryQueue for InMemoryStore {
         Ok(())
     }
 
-    async fn claim(
+    async fn claim_due(
         &self,
         limit: usize,
         now: OffsetDateTime,

@@ -89,7 +89,7 @@ pub trait DeliveryQueue: Send + Sync {
     ///
     /// # Errors
     /// Only store failures.
-    async fn claim(
+    async fn claim_due(
         &self,
         limit: usize,
         now: OffsetDateTime,

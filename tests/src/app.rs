@@ -36,6 +36,9 @@ pub struct Options {
     pub workers: usize,
     /// Connections to PostgreSQL per instance at most.
     pub pool_size: usize,
+    /// The delivery worker of each instance; none by default, so that tests that read the
+    /// outbox ([`TestApp::events`]) find every event there.
+    pub worker: Option<procflow_server::worker::WorkerSettings>,
 }
 
 impl Default for Options {
@@ -44,6 +47,7 @@ impl Default for Options {
             rate_limit_per_minute: 100_000,
             workers: 2,
             pool_size: 8,
+            worker: None,
         }
     }
 }
@@ -66,6 +70,7 @@ impl Instance {
         config.http.rate_limit_per_minute = options.rate_limit_per_minute;
         config.db_pool_size = options.pool_size;
         config.http.workers = Some(options.workers);
+        config.worker.clone_from(&options.worker);
         let (handle_tx, handle_rx) = mpsc::channel();
         let (done_tx, done) = mpsc::channel();
         // The server runs on a thread and runtime of its own, so that it can be stopped and

@@ -22,6 +22,10 @@ use time::{Date, OffsetDateTime};
 use crate::error::ApiError;
 use crate::params;
 
+pub mod webhooks;
+
+pub use webhooks::{CreateWebhookBody, TestWebhookBody, UpdateWebhookBody};
+
 /// A JSON body read strictly: the framework's checks (content type, size, syntax), then the
 /// typed reading, whose refusals name the path of the field at fault.
 #[derive(Debug)]

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use actix_web::{App, HttpServer, web};
 use procflow_domain::ports::{Clock, HealthCheck, IdempotencyStore, RateLimiter, StoreStats};
-use procflow_domain::service::Procflow;
+use procflow_domain::service::{Procflow, Webhooks};
 
 use crate::rate_limit::RateLimitGate;
 
@@ -55,6 +55,8 @@ impl Default for HttpConfig {
 pub struct Services {
     /// The use cases.
     pub procflow: Procflow,
+    /// The webhook use cases.
+    pub webhooks: Webhooks,
     /// Per-key request counting.
     pub rate_limiter: Arc<dyn RateLimiter>,
     /// Whether the store answers, for `/readyz`.
@@ -82,6 +84,12 @@ impl AppState {
     #[must_use]
     pub fn procflow(&self) -> &Procflow {
         &self.services.procflow
+    }
+
+    /// The webhook use cases.
+    #[must_use]
+    pub fn webhooks(&self) -> &Webhooks {
+        &self.services.webhooks
     }
 }
 

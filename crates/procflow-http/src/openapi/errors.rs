@@ -74,6 +74,14 @@ fn particular(operation_id: &str) -> &'static [Case] {
         ErrorCode::NotFound,
         "No such process run or task (or it is another team's, or an id is no id).",
     );
+    const WEBHOOK: Case = (
+        ErrorCode::NotFound,
+        "No such webhook endpoint (or it is another team's, or the id is no id).",
+    );
+    const WEBHOOK_BODY: Case = (
+        ErrorCode::ValidationError,
+        "A `url` outside the grammar, an unknown or repeated event name, or a description over 500 characters.",
+    );
     match operation_id {
         "getTemplate" | "archiveTemplate" | "listTemplateTasks" => &[TEMPLATE],
         "replaceTemplate" => &[
@@ -136,6 +144,22 @@ fn particular(operation_id: &str) -> &'static [Case] {
                 "A value invalid for its element (a dropdown or multichoice value not in its options: the message lists them), a display-only element written, an unknown element, skipping an essential task, `completed` and `skipped` both true, a decision on a task that is no approval, an assignee that is neither a member nor an email.",
             ),
         ],
+        "getWebhook" | "deleteWebhook" | "rotateWebhookSecret" | "listWebhookDeliveries" => {
+            &[WEBHOOK]
+        }
+        "createWebhook" => &[WEBHOOK_BODY],
+        "updateWebhook" => &[WEBHOOK, WEBHOOK_BODY],
+        "testWebhook" => &[
+            WEBHOOK,
+            (
+                ErrorCode::ValidationError,
+                "An `event` that is no event name (the message lists them).",
+            ),
+        ],
+        "redeliverWebhook" => &[(
+            ErrorCode::NotFound,
+            "No such delivery (or it is another team's, was swept after 30 days, or the id is no id).",
+        )],
         "readiness" => &[UNAVAILABLE],
         _ => &[],
     }

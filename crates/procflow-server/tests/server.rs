@@ -13,4 +13,5 @@ mod server {
     pub mod logs;
     pub mod serve;
     pub mod support;
+    pub mod worker;
 }

@@ -54,6 +54,10 @@ pub enum Answer {
 
 #[derive(Default)]
 struct State {
+    /// Requests answered, kept or not.
+    count: usize,
+    /// Whether to keep each request (tests) or only count them (the bench's sink).
+    discard: bool,
     received: Vec<Received>,
     script: VecDeque<Answer>,
     default: Option<Answer>,
@@ -73,7 +77,15 @@ impl Receiver {
     /// # Panics
     /// When no loopback port can be bound.
     pub async fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0")
+        Self::start_on(0).await
+    }
+
+    /// A receiver on this loopback port (0: any free one).
+    ///
+    /// # Panics
+    /// When the port cannot be bound.
+    pub async fn start_on(port: u16) -> Self {
+        let listener = TcpListener::bind(("127.0.0.1", port))
             .await
             .expect("a loopback port");
         let address = listener.local_addr().expect("its address");
@@ -121,6 +133,17 @@ impl Receiver {
     /// Answers every request not scripted with this (200 unless set).
     pub fn answer_by_default(&self, answer: Answer) {
         self.state().default = Some(answer);
+    }
+
+    /// Keeps no request, only counts them (a sink for load).
+    pub fn discard_requests(&self) {
+        self.state().discard = true;
+    }
+
+    /// How many requests arrived.
+    #[must_use]
+    pub fn count(&self) -> usize {
+        self.state().count
     }
 
     /// Every request so far, in order of arrival.
@@ -195,7 +218,10 @@ async fn connection(stream: TcpStream, state: Arc<Mutex<State>>, arrived: Arc<No
         };
         let answer = {
             let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
-            state.received.push(request);
+            state.count += 1;
+            if !state.discard {
+                state.received.push(request);
+            }
             state
                 .script
                 .pop_front()

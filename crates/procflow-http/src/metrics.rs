@@ -83,7 +83,10 @@ fn builder() -> PrometheusBuilder {
     // attempts') gets these buckets. They are a non-empty constant, so this cannot fail; fall
     // back to summaries if it did.
     PrometheusBuilder::new()
-        .set_buckets_for_metric(Matcher::Suffix("_duration_seconds".to_owned()), LATENCY_BUCKETS)
+        .set_buckets_for_metric(
+            Matcher::Suffix("_duration_seconds".to_owned()),
+            LATENCY_BUCKETS,
+        )
         .unwrap_or_else(|_| PrometheusBuilder::new())
 }
 

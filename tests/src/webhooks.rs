@@ -74,6 +74,22 @@ pub fn verify(request: &Received, secret: &str) {
 }
 
 impl TestApp {
+    /// Waits until every outbox event was fanned out by a worker, at most `deadline`.
+    ///
+    /// # Panics
+    /// When events still wait then.
+    pub async fn wait_until_dispatched(&self, deadline: Duration) {
+        use procflow_domain::ports::StoreStats;
+        let until = Instant::now() + deadline;
+        while self.store.outbox_backlog().await.expect("backlog") > 0 {
+            assert!(
+                Instant::now() < until,
+                "outbox events not dispatched within {deadline:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// Registers an endpoint (201) and returns it with its secret.
     pub async fn create_webhook(&self, url: &str, events: Option<&[&str]>) -> Value {
         let mut body = json!({"url": url});

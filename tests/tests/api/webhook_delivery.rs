@@ -35,7 +35,11 @@ async fn a_runs_life_arrives_as_three_signed_events_in_order() {
         .start_run(&json!({"template_id": app.template.id, "actor_email": "member@a.example"}))
         .await;
     let run_id = run["id"].as_str().unwrap();
-    for task in app.run_tasks(run_id).await {
+    // Each step waits for the webhook of the one before: attempts run in parallel, so events
+    // raised at the same moment may arrive in any order (receivers order by timestamp).
+    receiver.wait_for(1, WAIT).await;
+    let tasks = app.run_tasks(run_id).await;
+    let complete = async |task: &Value| {
         app.patch_task(
             run_id,
             task["id"].as_str().unwrap(),
@@ -43,6 +47,11 @@ async fn a_runs_life_arrives_as_three_signed_events_in_order() {
         )
         .await
         .assert_status(200);
+    };
+    complete(&tasks[0]).await;
+    receiver.wait_for(2, WAIT).await;
+    for task in &tasks[1..] {
+        complete(task).await;
     }
     let received = receiver.wait_for(3, WAIT).await;
     let events: Vec<Value> = received.iter().map(body).collect();
@@ -195,6 +204,12 @@ async fn ten_failed_deliveries_disable_the_endpoint_until_it_is_enabled_again() 
     app.start_demo_run().await;
     let (feed, _, _) = app.get("/api/v1/events?limit=100").await.list();
     assert_eq!(feed.len(), 11);
+    app.wait_until_dispatched(WAIT).await;
+    assert_eq!(
+        app.deliveries(id).await.len(),
+        10,
+        "no delivery was made while disabled"
+    );
     let enabled = app
         .patch(&format!("/api/v1/webhooks/{id}"), &json!({"enabled": true}))
         .await

@@ -14,7 +14,7 @@ use procflow_domain::webhook::{
     Attempt, AttemptOutcome, ClaimedDelivery, DeliveryOrigin, DeliveryStatus, RETENTION,
     RetrySchedule, Settlement,
 };
-use tokio::sync::watch;
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::{JoinHandle, JoinSet};
 use uuid::Uuid;
 
@@ -98,13 +98,52 @@ pub struct WebhookChannel {
     clock: Arc<dyn Clock>,
     config: WorkerConfig,
     leases: std::sync::Mutex<HashSet<Uuid>>,
+    settler: mpsc::UnboundedSender<Outcome>,
+}
+
+/// An attempt's outcome on its way to the store, and who waits for it to be recorded.
+struct Outcome {
+    claimed: ClaimedDelivery,
+    settlement: Settlement,
+    recorded: oneshot::Sender<Result<bool, String>>,
+}
+
+/// Most outcomes recorded in one statement.
+const SETTLE_BATCH: usize = 128;
+
+/// Records the outcomes of attempts in batches: whatever finished while the previous batch
+/// was being written goes in the next statement. Runs until every channel handle is dropped.
+async fn settle(queue: Arc<dyn DeliveryQueue>, mut outcomes: mpsc::UnboundedReceiver<Outcome>) {
+    let mut batch = Vec::with_capacity(SETTLE_BATCH);
+    while outcomes.recv_many(&mut batch, SETTLE_BATCH).await > 0 {
+        let pairs: Vec<(ClaimedDelivery, Settlement)> = batch
+            .iter()
+            .map(|o| (o.claimed.clone(), o.settlement.clone()))
+            .collect();
+        match queue.settle_all(&pairs).await {
+            Ok(recorded) => {
+                for (outcome, recorded) in batch.drain(..).zip(recorded) {
+                    let _ = outcome.recorded.send(Ok(recorded));
+                }
+            }
+            Err(error) => {
+                for outcome in batch.drain(..) {
+                    let _ = outcome.recorded.send(Err(error.to_string()));
+                }
+            }
+        }
+    }
 }
 
 impl WebhookChannel {
     /// The channel over the webhook use cases and a sender.
     #[must_use]
+    ///
+    /// Starts the task that records outcomes: call it inside a tokio runtime.
     pub fn new(webhooks: Webhooks, sender: Arc<dyn WebhookSender>, config: WorkerConfig) -> Self {
         let ports = webhooks.ports().clone();
+        let (settler, outcomes) = mpsc::unbounded_channel();
+        tokio::spawn(settle(ports.deliveries.clone(), outcomes));
         Self {
             webhooks,
             queue: ports.deliveries,
@@ -112,6 +151,7 @@ impl WebhookChannel {
             clock: ports.clock,
             config,
             leases: std::sync::Mutex::default(),
+            settler,
         }
     }
 
@@ -138,7 +178,7 @@ fn lease_of(config: &WorkerConfig) -> time::Duration {
 async fn attempt(
     claimed: ClaimedDelivery,
     sender: Arc<dyn WebhookSender>,
-    queue: Arc<dyn DeliveryQueue>,
+    settler: mpsc::UnboundedSender<Outcome>,
     clock: Arc<dyn Clock>,
     schedule: RetrySchedule,
 ) {
@@ -151,7 +191,18 @@ async fn attempt(
     };
     let elapsed = started.elapsed();
     let settlement = Settlement::of(&claimed, Attempt { at: now, outcome }, &schedule, jitter());
-    let recorded = queue.settle(&claimed, &settlement).await;
+    let (recorded, on_record) = oneshot::channel();
+    let sent = settler.send(Outcome {
+        claimed: claimed.clone(),
+        settlement: settlement.clone(),
+        recorded,
+    });
+    let recorded = match sent {
+        Ok(()) => on_record
+            .await
+            .unwrap_or_else(|_| Err("the recorder stopped".to_owned())),
+        Err(_) => Err("the recorder stopped".to_owned()),
+    };
     let outcome = match (&recorded, settlement.status) {
         (Ok(false), _) => "lost",
         (Err(_), _) => "unrecorded",
@@ -234,7 +285,7 @@ impl Channel for WebhookChannel {
             tasks.spawn(attempt(
                 delivery,
                 self.sender.clone(),
-                self.queue.clone(),
+                self.settler.clone(),
                 self.clock.clone(),
                 self.config.schedule.clone(),
             ));
@@ -341,13 +392,27 @@ impl Worker {
         );
         let mut tasks = JoinSet::new();
         let mut next_upkeep = Instant::now();
+        // `look`: woken by a signal or the poll, so new events may wait to be fanned out.
+        // `more_due`: the last claim was full, so more deliveries may be due. An attempt that
+        // ends only frees a slot: slots are refilled once half are free, not one by one, so
+        // that a busy worker claims in batches rather than a statement per delivery.
+        let (mut look, mut more_due) = (true, true);
         loop {
-            for channel in &self.channels {
-                while channel.dispatch().await {}
+            if look {
+                for channel in &self.channels {
+                    while channel.dispatch().await {}
+                }
+                more_due = true;
             }
-            for channel in &self.channels {
-                let free = self.config.concurrency.saturating_sub(tasks.len());
-                channel.start_due(free, &mut tasks).await;
+            let free = self.config.concurrency.saturating_sub(tasks.len());
+            if more_due && (tasks.is_empty() || free * 2 >= self.config.concurrency) {
+                more_due = false;
+                for channel in &self.channels {
+                    let free = self.config.concurrency.saturating_sub(tasks.len());
+                    if free > 0 && channel.start_due(free, &mut tasks).await == free {
+                        more_due = true;
+                    }
+                }
             }
             if Instant::now() >= next_upkeep {
                 for channel in &self.channels {
@@ -355,14 +420,17 @@ impl Worker {
                 }
                 next_upkeep = Instant::now() + UPKEEP_EVERY;
             }
+            look = false;
             tokio::select! {
                 _ = stopped.changed() => break,
-                () = self.signal.wait() => tokio::time::sleep(self.config.gather).await,
+                () = self.signal.wait() => {
+                    tokio::time::sleep(self.config.gather).await;
+                    look = true;
+                }
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => {
-                    // A slot is free: claim more at once if there is more.
                     while tasks.try_join_next().is_some() {}
                 }
-                () = tokio::time::sleep(self.config.poll_interval) => {}
+                () = tokio::time::sleep(self.config.poll_interval) => look = true,
             }
         }
         self.drain(tasks).await;

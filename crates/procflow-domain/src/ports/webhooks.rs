@@ -112,6 +112,24 @@ pub trait DeliveryQueue: Send + Sync {
         settlement: &Settlement,
     ) -> DomainResult<bool>;
 
+    /// Records several outcomes, each as [`settle`](Self::settle) would; answers, in order,
+    /// whether each was recorded. A store MAY record them in fewer statements, and MAY record
+    /// those that count a failure ([`EndpointEffect::Failed`](crate::webhook::EndpointEffect))
+    /// after the others.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn settle_all(
+        &self,
+        settled: &[(ClaimedDelivery, Settlement)],
+    ) -> DomainResult<Vec<bool>> {
+        let mut recorded = Vec::with_capacity(settled.len());
+        for (claimed, settlement) in settled {
+            recorded.push(self.settle(claimed, settlement).await?);
+        }
+        Ok(recorded)
+    }
+
     /// Gives back every delivery still held under `lease`, due at `now`, its attempt uncounted
     /// (a worker shutting down). Answers how many.
     ///

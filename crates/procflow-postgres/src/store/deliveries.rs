@@ -94,6 +94,12 @@ struct Count {
 }
 
 #[derive(QueryableByName)]
+struct Settled {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+}
+
+#[derive(QueryableByName)]
 struct Waiting {
     #[diesel(sql_type = BigInt)]
     count: i64,
@@ -220,6 +226,77 @@ impl DeliveryQueue for PgStore {
         .await
         .map_err(db_error)?;
         Ok(settled.iter().any(|row| row.count > 0))
+    }
+
+    async fn settle_all(
+        &self,
+        settled: &[(ClaimedDelivery, Settlement)],
+    ) -> DomainResult<Vec<bool>> {
+        // Retries and deliveries in one statement; the few outcomes that count a failure (and
+        // may disable an endpoint) one by one, after them, in order.
+        let (batch, single): (Vec<usize>, Vec<usize>) =
+            (0..settled.len()).partition(|&i| settled[i].1.endpoint != EndpointEffect::Failed);
+        let mut recorded = vec![false; settled.len()];
+        if !batch.is_empty() {
+            let rows: Vec<&(ClaimedDelivery, Settlement)> =
+                batch.iter().map(|&i| &settled[i]).collect();
+            let mut conn = self.conn().await?;
+            let done: Vec<Settled> = diesel::sql_query(
+                "WITH input AS ( \
+                   SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::int4[], \
+                                        $6::text[], $7::text[], $8::timestamptz[], $9::timestamptz[], \
+                                        $10::bool[]) \
+                   AS i(team_id, id, lease, status, response_status, response_body, error, \
+                        attempted_at, next_attempt_at, delivered)), \
+                 settled AS ( \
+                   UPDATE webhook_deliveries d \
+                   SET status = i.status, response_status = i.response_status, \
+                       response_body = i.response_body, error = i.error, \
+                       last_attempt_at = i.attempted_at, \
+                       due_at = coalesce(i.next_attempt_at, d.due_at), lease = NULL \
+                   FROM input i \
+                   WHERE d.team_id = i.team_id AND d.id = i.id AND d.lease = i.lease \
+                     AND d.status = 'delivering' \
+                   RETURNING d.team_id, d.id, d.webhook_id, i.delivered), \
+                 reset AS ( \
+                   UPDATE webhook_endpoints e SET consecutive_failures = 0 \
+                   FROM (SELECT DISTINCT team_id, webhook_id FROM settled WHERE delivered) s \
+                   WHERE e.team_id = s.team_id AND e.id = s.webhook_id \
+                     AND e.consecutive_failures <> 0 \
+                   RETURNING 1) \
+                 SELECT id FROM settled",
+            )
+            .bind::<Array<SqlUuid>, _>(rows.iter().map(|(c, _)| c.team_id.as_uuid()).collect::<Vec<_>>())
+            .bind::<Array<SqlUuid>, _>(rows.iter().map(|(c, _)| c.id.as_uuid()).collect::<Vec<_>>())
+            .bind::<Array<SqlUuid>, _>(rows.iter().map(|(c, _)| c.lease).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(rows.iter().map(|(_, s)| s.status.as_str()).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Integer>>, _>(
+                rows.iter().map(|(_, s)| s.response_status.map(i32::from)).collect::<Vec<_>>(),
+            )
+            .bind::<Array<Nullable<Text>>, _>(
+                rows.iter().map(|(_, s)| s.response_body.as_deref()).collect::<Vec<_>>(),
+            )
+            .bind::<Array<Nullable<Text>>, _>(rows.iter().map(|(_, s)| s.error.as_deref()).collect::<Vec<_>>())
+            .bind::<Array<Timestamptz>, _>(rows.iter().map(|(_, s)| s.attempted_at).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Timestamptz>>, _>(
+                rows.iter().map(|(_, s)| s.next_attempt_at).collect::<Vec<_>>(),
+            )
+            .bind::<Array<Bool>, _>(
+                rows.iter()
+                    .map(|(_, s)| s.endpoint == EndpointEffect::Delivered)
+                    .collect::<Vec<_>>(),
+            )
+            .load(&mut conn)
+            .await
+            .map_err(db_error)?;
+            for i in batch {
+                recorded[i] = done.iter().any(|row| row.id == settled[i].0.id.as_uuid());
+            }
+        }
+        for i in single {
+            recorded[i] = self.settle(&settled[i].0, &settled[i].1).await?;
+        }
+        Ok(recorded)
     }
 
     async fn release(&self, lease: Uuid, now: OffsetDateTime) -> DomainResult<u64> {

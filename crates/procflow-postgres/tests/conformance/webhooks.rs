@@ -760,3 +760,62 @@ async fn the_sweep_removes_ended_deliveries_and_dispatched_events_older_than_the
             .is_empty()
     );
 }
+
+conformance_test!(outcomes_recorded_together_keep_the_fence_and_the_counts);
+async fn outcomes_recorded_together_keep_the_fence_and_the_counts(env: Env) {
+    let hook = endpoint(&env, &env.team).await;
+    let schedule: RetrySchedule = "5s".parse().unwrap();
+    let now = env.clock_now();
+    let all: Vec<NewDelivery> = (0..4)
+        .map(|n| delivery(&env, &hook, n, DeliveryOrigin::Event))
+        .collect();
+    env.store.enqueue(&all).await.unwrap();
+    let claimed = env
+        .store
+        .claim_due(4, now, now + Duration::minutes(1), Uuid::now_v7())
+        .await
+        .unwrap();
+    assert_eq!(claimed.len(), 4);
+    let lost = procflow_domain::webhook::ClaimedDelivery {
+        lease: Uuid::now_v7(),
+        ..claimed[3].clone()
+    };
+    let outcomes = vec![
+        (claimed[1].clone(), 200),
+        (Settlement_last(&claimed[0]), 500),
+        (claimed[2].clone(), 503),
+        (lost, 200),
+    ];
+    let settled: Vec<_> = outcomes
+        .into_iter()
+        .map(|(c, status)| {
+            let s = Settlement::of(&c, answered(&env, status), &schedule, 0.5);
+            (c, s)
+        })
+        .collect();
+    let recorded = env.store.settle_all(&settled).await.unwrap();
+    assert_eq!(recorded, vec![true, true, true, false]);
+    // In the order given, the failure counts after the delivery.
+    let status = |i: usize| {
+        let store = env.store.clone();
+        let id = claimed[i].id;
+        let team = env.team.id;
+        async move { store.get_delivery(team, id).await.unwrap().status }
+    };
+    assert_eq!(status(0).await, DeliveryStatus::Failed);
+    assert_eq!(status(1).await, DeliveryStatus::Delivered);
+    assert_eq!(status(2).await, DeliveryStatus::Pending);
+    assert_eq!(
+        status(3).await,
+        DeliveryStatus::Delivering,
+        "the lost lease wrote nothing"
+    );
+    assert_eq!(
+        env.store
+            .get_webhook(env.team.id, hook.id)
+            .await
+            .unwrap()
+            .consecutive_failures,
+        1
+    );
+}

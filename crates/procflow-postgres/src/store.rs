@@ -60,6 +60,22 @@ impl PgStore {
         })
     }
 
+    /// Another store on the same database with a pool of its own of `max_size` connections,
+    /// sharing this one's wake-ups: the delivery worker's, so that its statements never queue
+    /// behind the API's requests for a connection (nor theirs behind its).
+    ///
+    /// # Errors
+    /// `Other` when the pool cannot be made.
+    pub fn with_own_pool(&self, max_size: usize) -> Result<Self, StoreError> {
+        let mut config = PoolConfig::new(self.url.to_string());
+        config.max_size = max_size;
+        Ok(Self {
+            pool: pool::build(&config)?,
+            url: self.url.clone(),
+            signal: self.signal.clone(),
+        })
+    }
+
     /// Checks that the database answers (`/readyz`).
     ///
     /// # Errors

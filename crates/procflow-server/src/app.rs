@@ -26,9 +26,9 @@ pub enum StartError {
     /// The listener could not be used.
     #[error("cannot serve on the listener: {0}")]
     Listen(#[from] std::io::Error),
-    /// The webhook sender could not be built.
+    /// The delivery worker could not be started.
     #[error(transparent)]
-    Sender(#[from] procflow_notify::SenderError),
+    Worker(#[from] crate::worker::WorkerError),
 }
 
 /// The running app: the API and, when configured, the delivery worker. Await it to serve until

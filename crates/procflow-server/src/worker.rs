@@ -103,14 +103,32 @@ impl RunningWorker {
     }
 }
 
-/// Starts the delivery worker over `store` on the current runtime.
+/// Connections the worker of `procflow serve` has to itself, beside the API's pool: its
+/// claims and outcomes are batched, so a few suffice, and the API's requests never wait behind
+/// them (nor they behind the API's).
+pub const WORKER_POOL_SIZE: usize = 2;
+
+/// Why the worker could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    /// The webhook HTTP client could not be built.
+    #[error(transparent)]
+    Sender(#[from] procflow_notify::SenderError),
+    /// The worker's pool could not be built.
+    #[error("cannot set up the worker's database pool: {0}")]
+    Store(#[from] procflow_domain::error::StoreError),
+}
+
+/// Starts the delivery worker on the current runtime, over a pool of its own of
+/// [`WORKER_POOL_SIZE`] connections to `store`'s database, woken with `store`.
 ///
 /// # Errors
-/// When the webhook HTTP client cannot be built.
+/// When the webhook HTTP client or the pool cannot be built.
 pub fn spawn_worker(
     store: &PgStore,
     settings: &WorkerSettings,
-) -> Result<RunningWorker, procflow_notify::SenderError> {
+) -> Result<RunningWorker, WorkerError> {
+    let store = &store.with_own_pool(WORKER_POOL_SIZE)?;
     let sender = Arc::new(HttpSender::new(&settings.sender)?);
     let channel = WebhookChannel::new(webhooks_on(store), sender, settings.worker.clone());
     let listener = store.listen();

@@ -43,7 +43,7 @@ pub struct WorkerConfig {
 
 impl WorkerConfig {
     /// Attempts in flight unless configured.
-    pub const DEFAULT_CONCURRENCY: usize = 32;
+    pub const DEFAULT_CONCURRENCY: usize = 128;
     /// The lease unless configured.
     pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
     /// The poll unless configured: a missed signal delays work by at most this.

@@ -53,10 +53,9 @@ CREATE TABLE webhook_deliveries (
 CREATE UNIQUE INDEX webhook_deliveries_fan_out ON webhook_deliveries (team_id, webhook_id, event_id)
     WHERE origin = 'event';
 -- What workers claim: only deliveries not done yet, so claiming costs the same however many
--- ended deliveries are kept.
+-- ended deliveries are kept. The backlog figures and a shutdown's release read it too. Every
+-- index here is written by each claim and each outcome (both change the status): keep few.
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (due_at)
-    WHERE status IN ('pending', 'delivering');
-CREATE INDEX webhook_deliveries_waiting ON webhook_deliveries (created_at)
     WHERE status IN ('pending', 'delivering');
 -- An endpoint's log, newest first, with or without a status.
 CREATE INDEX webhook_deliveries_log ON webhook_deliveries (team_id, webhook_id, id);
@@ -92,6 +91,3 @@ UPDATE outbox o SET payload = jsonb_set(o.payload, '{payload,task,section_id}', 
 UPDATE outbox SET webhook_event = kind
     WHERE kind IN ('process_run.created', 'process_run.completed')
        OR (kind = 'process_step.completed' AND payload #>> '{payload,task,webhook_enabled}' = 'true');
-
--- A worker shutting down gives back what it holds, by lease.
-CREATE INDEX webhook_deliveries_lease ON webhook_deliveries (lease) WHERE lease IS NOT NULL;

@@ -99,6 +99,7 @@ pub struct WebhookChannel {
     config: WorkerConfig,
     leases: std::sync::Mutex<HashSet<Uuid>>,
     settler: mpsc::UnboundedSender<Outcome>,
+    next_sweep: std::sync::Mutex<Instant>,
 }
 
 /// An attempt's outcome on its way to the store, and who waits for it to be recorded.
@@ -152,6 +153,7 @@ impl WebhookChannel {
             config,
             leases: std::sync::Mutex::default(),
             settler,
+            next_sweep: std::sync::Mutex::new(Instant::now()),
         }
     }
 
@@ -309,6 +311,20 @@ impl Channel for WebhookChannel {
 
     async fn upkeep(&self) {
         let now = self.clock.now();
+        match self.queue.backlog().await {
+            Ok(backlog) => metrics::backlog(backlog, now),
+            Err(error) => tracing::debug!(%error, "cannot read the delivery backlog"),
+        }
+        {
+            let mut next = self
+                .next_sweep
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if Instant::now() < *next {
+                return;
+            }
+            *next = Instant::now() + SWEEP_EVERY;
+        }
         let ports = self.webhooks.ports();
         let swept = (
             ports.deliveries.sweep_deliveries(now - RETENTION).await,
@@ -356,8 +372,11 @@ impl WorkerTask {
     }
 }
 
-/// How often the sweep and the backlog figures run.
+/// How often the backlog figures are refreshed.
 const UPKEEP_EVERY: Duration = Duration::from_secs(5);
+
+/// How often deliveries and events past their 30 days are swept.
+const SWEEP_EVERY: Duration = Duration::from_secs(600);
 
 impl Worker {
     /// A worker over `channels`, woken by `signal`.

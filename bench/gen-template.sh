@@ -12,7 +12,7 @@ for ((s = 0; s < sections; s++)); do
   printf '{"title":"Section %d","color":"#3B82F6","tasks":[' "$((s + 1))"
   for ((t = 0; t < per && n < tasks; t++, n++)); do
     ((t > 0)) && printf ','
-    printf '{"title":"Task %d","custom_elements":[' "$((n + 1))"
+    printf '{"title":"Task %d","webhook_enabled":true,"custom_elements":[' "$((n + 1))"
     printf '{"type":"shortText","label":"Name %d","required":true},' "$n"
     printf '{"type":"number","label":"Amount %d"},' "$n"
     printf '{"type":"email","label":"Contact %d"}' "$n"

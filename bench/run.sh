@@ -228,7 +228,7 @@ start_server() {
   [ "$HTTP_WORKERS" != default ] && tuning+=("PROCFLOW_HTTP_WORKERS=$HTTP_WORKERS")
   env -u PROCFLOW_DB_POOL_SIZE -u PROCFLOW_HTTP_WORKERS "${tuning[@]}" \
     DATABASE_URL="$DB_URL" PROCFLOW_BIND="127.0.0.1:$port" PROCFLOW_RATE_LIMIT_PER_MINUTE="$limit" \
-    RUST_LOG=warn "$BIN" serve >"$TMP/$name.log" 2>&1 &
+    PROCFLOW_WEBHOOK_ALLOW_PRIVATE=true RUST_LOG=warn "$BIN" serve >"$TMP/$name.log" 2>&1 &
   SERVER_PID=$!
   PIDS+=("$SERVER_PID")
   for _ in $(seq 100); do
@@ -414,6 +414,7 @@ main() {
   load complete.svc.4 4 complete_task.lua "$TMP/keys-big.txt" "$TMP/tasks-50.txt" "$next_svc" 2; next_svc=$NEXT
   load complete.svc.16 16 complete_task.lua "$TMP/keys-big.txt" "$TMP/tasks-50.txt" "$next_svc" 2; next_svc=$NEXT
   [ "$next_svc" -le "$cap_svc" ] || say "  WARNING: the task pool wrapped around ($next_svc > $cap_svc): some PATCHes repeated a completed task"
+  TASK_NEXT=$next_svc  # the webhook rows go on with this pool
   local floor_vars=(-D pool_tag=4 -D pool_ms="$floor_ms" -D pool_runs="$FLOOR_POOL_RUNS")
   floor complete.sql.4 4 complete_task.sql "${floor_vars[@]}" -D start="$next_floor"; next_floor=$((next_floor + NEXT))
   floor complete.sql.16 16 complete_task.sql "${floor_vars[@]}" -D start="$next_floor"; next_floor=$((next_floor + NEXT))
@@ -502,6 +503,7 @@ main() {
   LIMITED_XACTS=$((xacts_after - xacts_before))
   LIMITED_REQUESTS=$(awk -F'\t' '$1 == "limited.svc.16" { print $2 * '"$SECS"' }' "$RESULTS")
 
+  webhook_scenarios
   report
 }
 
@@ -597,10 +599,13 @@ report() {
       "$((BIG_RUNS - GROWTH_RUNS)) more, the $SMALL_RUNS-run team and the task pools (3 sessions at once)" \
       "in $SEED_REST s; VACUUM ANALYZE $SEED_VACUUM s; CHECKPOINT $SEED_CHECKPOINT s. Database at the end of seeding: $DB_SIZE." \
       "Total wall time of the bench: ${elapsed} s."
+    webhook_report
   } >"$REPORT"
   say "report written to ${REPORT#"$ROOT"/}"
   echo
   cat "$REPORT"
 }
 
+# shellcheck source=bench/webhooks.sh
+. "$BENCH/webhooks.sh"
 main "$@"

@@ -39,6 +39,9 @@ pub struct Options {
     /// Guest posts accepted per run, and per client address, in any rolling minute. High by
     /// default, so that only the guest rate-limit tests meet them.
     pub guest_posts_per_minute: (u32, u32),
+    /// The delivery worker of each instance; none by default, so that tests that read the
+    /// outbox ([`TestApp::events`]) find every event there.
+    pub worker: Option<procflow_server::worker::WorkerSettings>,
 }
 
 impl Default for Options {
@@ -48,6 +51,7 @@ impl Default for Options {
             workers: 2,
             pool_size: 8,
             guest_posts_per_minute: (100_000, 100_000),
+            worker: None,
         }
     }
 }
@@ -74,6 +78,7 @@ impl Instance {
             config.http.guest_posts_per_minute_per_address,
         ) = options.guest_posts_per_minute;
         config.http.workers = Some(options.workers);
+        config.worker.clone_from(&options.worker);
         let (handle_tx, handle_rx) = mpsc::channel();
         let (done_tx, done) = mpsc::channel();
         // The server runs on a thread and runtime of its own, so that it can be stopped and

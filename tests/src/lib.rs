@@ -12,6 +12,7 @@ mod guest;
 mod openapi;
 mod reply;
 mod seed;
+mod webhooks;
 
 pub use app::{Call, Instance, Options, TestApp};
 pub use browser::{Browser, Violation};
@@ -19,6 +20,7 @@ pub use guest::{GuestLink, Page, form_body, text};
 pub use openapi::{ApiDescription, committed, committed_document};
 pub use reply::{Reply, assert_keys, keys_of};
 pub use seed::{OPTIONS, Seeded, demo_document, every_element_document, sized_document};
+pub use webhooks::{DELIVERY_FIELDS, WEBHOOK_FIELDS, verify, worker_settings};
 
 /// The fields of spec 2.2's Get a template (and publish, create, replace).
 pub const TEMPLATE_FIELDS: &[&str] = &[

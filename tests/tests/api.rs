@@ -33,4 +33,6 @@ mod api {
     pub mod sharing;
     pub mod tasks;
     pub mod templates;
+    pub mod webhook_delivery;
+    pub mod webhooks;
 }

@@ -176,6 +176,10 @@ pub enum Resource {
     Task,
     /// The guest of a run.
     Guest,
+    /// A webhook endpoint.
+    Webhook,
+    /// A delivery of an event to a webhook endpoint.
+    Delivery,
 }
 
 impl fmt::Display for Resource {
@@ -188,6 +192,8 @@ impl fmt::Display for Resource {
             Self::Run => "process run",
             Self::Task => "task",
             Self::Guest => "guest",
+            Self::Webhook => "webhook",
+            Self::Delivery => "webhook delivery",
         })
     }
 }

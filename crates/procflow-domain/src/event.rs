@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::actor::{Actor, Assignee};
-use crate::ids::{EventId, GuestId, RunId, TaskId, TeamId, TemplateId, TemplateTaskId};
+use crate::ids::{EventId, GuestId, RunId, SectionId, TaskId, TeamId, TemplateId, TemplateTaskId};
 use crate::run::RunStatus;
 use crate::values::Email;
 
@@ -33,6 +33,8 @@ pub enum EventPayload {
     RunCreated {
         /// The run as the Create response shows it.
         run: RunSnapshot,
+        /// How many tasks it has.
+        task_count: u32,
     },
     /// A task was completed.
     TaskCompleted {
@@ -99,7 +101,7 @@ impl EventPayload {
     #[must_use]
     pub const fn run_id(&self) -> RunId {
         match self {
-            Self::RunCreated { run } | Self::RunCompleted { run } => run.id,
+            Self::RunCreated { run, .. } | Self::RunCompleted { run } => run.id,
             Self::TaskCompleted { task } | Self::TaskAssigned { task, .. } => task.instance_id,
             Self::GuestInvited { run_id, .. } => *run_id,
         }
@@ -129,6 +131,11 @@ pub struct RunSnapshot {
     /// When it was completed.
     #[serde(with = "time::serde::rfc3339::option")]
     pub completed_at: Option<OffsetDateTime>,
+    /// When it is due.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub due_date: Option<OffsetDateTime>,
+    /// Whether link sharing is on.
+    pub is_shared: bool,
 }
 
 /// A run task's fields as a webhook or an email shows them.
@@ -140,6 +147,8 @@ pub struct TaskSnapshot {
     pub instance_id: RunId,
     /// The template task it was copied from.
     pub template_task_id: TemplateTaskId,
+    /// The run section it belongs to.
+    pub section_id: SectionId,
     /// Its title.
     pub title: String,
     /// Whether it is completed.

@@ -14,7 +14,9 @@ mod store;
 mod teams;
 mod templates;
 mod windows;
+mod webhooks;
 
 pub use clock::FixedClock;
 pub use ids::SequentialIds;
 pub use store::InMemoryStore;
+pub use webhooks::{ManualSignal, ScriptedSender};

@@ -95,6 +95,14 @@ typed_id!(
     /// A domain event in the outbox.
     EventId
 );
+typed_id!(
+    /// A webhook endpoint.
+    WebhookId
+);
+typed_id!(
+    /// One delivery of an event to a webhook endpoint.
+    DeliveryId
+);
 
 #[cfg(test)]
 mod tests {

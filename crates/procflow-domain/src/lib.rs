@@ -22,11 +22,13 @@ pub mod sharing;
 pub mod team;
 pub mod template;
 pub mod values;
+pub mod webhook;
 pub mod window;
 
 pub use error::{DomainError, DomainResult, ErrorCode, StoreError, ValidationError};
 pub use ports::{
-    Clock, HealthCheck, IdGenerator, IdempotencyStore, Outbox, RateLimiter, RunStore, StoreStats,
-    TeamStore, TemplateStore, WindowLimiter,
+    Clock, DeliveryQueue, EventFeed, HealthCheck, IdGenerator, IdempotencyStore, Outbox,
+    RateLimiter, RunStore, StoreStats, TeamStore, TemplateStore, WebhookSender, WebhookStore,
+    WindowLimiter, WorkSignal,
 };
 pub use service::{CreateRun, Ports, Procflow, UpdateTask, UpdateTasks};

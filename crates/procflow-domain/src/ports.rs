@@ -20,6 +20,12 @@ use crate::values::{Email, Page, PageRequest, ShareToken};
 use crate::window::WindowLimit;
 use time::Duration;
 
+mod webhooks;
+
+pub use webhooks::{
+    Backlog, DeliveryQueue, EventFeed, WebhookDecision, WebhookSender, WebhookStore, WorkSignal,
+};
+
 /// Decides a task change from the run and the task as they are under the store's lock.
 pub type TaskDecision<'a> = dyn Fn(&Run, &RunTask) -> DomainResult<TaskChange> + Send + Sync + 'a;
 
@@ -325,7 +331,9 @@ pub struct OutboxEntry {
 }
 
 /// The outbox, as the delivery worker sees it. Stores append events to it in the transaction of
-/// the change that raised them; this port only takes them out.
+/// the change that raised them; this port only takes them out to hand them to the channels
+/// (webhook deliveries, ...), which makes each event dispatched once every channel has what it
+/// needs from it.
 #[async_trait]
 pub trait Outbox: Send + Sync {
     /// Leases up to `limit` due events until `lease_until`; an event leased by one worker MUST
@@ -340,17 +348,24 @@ pub trait Outbox: Send + Sync {
         lease_until: OffsetDateTime,
     ) -> DomainResult<Vec<OutboxEntry>>;
 
-    /// Marks an event delivered; it is not handed out again.
+    /// Marks events dispatched; they are not handed out again.
     ///
     /// # Errors
     /// Only store failures.
-    async fn complete(&self, id: EventId) -> DomainResult<()>;
+    async fn complete(&self, ids: &[EventId]) -> DomainResult<()>;
 
     /// Puts an event back, due again at `retry_at`, with the error for operators.
     ///
     /// # Errors
     /// Only store failures.
     async fn retry(&self, id: EventId, retry_at: OffsetDateTime, error: &str) -> DomainResult<()>;
+
+    /// Removes the dispatched events that happened before `before` (they leave the event
+    /// feed). Answers how many.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn sweep_events(&self, before: OffsetDateTime) -> DomainResult<u64>;
 }
 
 /// What the rate limiter answers for one request.
@@ -545,4 +560,15 @@ pub trait IdGenerator: Send + Sync {
 
     /// A new share token of at least 128 random bits.
     fn share_token(&self) -> ShareToken;
+
+    /// The key bytes of a new webhook signing secret: random, at least 24 bytes of entropy.
+    ///
+    /// By default two random (v4) UUIDs, 244 random bits; a generator with the operating
+    /// system's CSPRNG at hand should give 256.
+    fn secret_key(&self) -> [u8; 32] {
+        let mut key = [0; 32];
+        key[..16].copy_from_slice(Uuid::new_v4().as_bytes());
+        key[16..].copy_from_slice(Uuid::new_v4().as_bytes());
+        key
+    }
 }

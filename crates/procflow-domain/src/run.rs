@@ -186,6 +186,8 @@ impl Run {
             timezone: self.timezone.clone(),
             created_at: self.created_at,
             completed_at: self.completed_at(),
+            due_date: self.due_date,
+            is_shared: self.is_shared,
         }
     }
 }

@@ -5,10 +5,12 @@ mod guest;
 mod runs;
 mod sharing;
 mod templates;
+mod webhooks;
 
 pub use batch::UpdateTasks;
 pub use guest::{GuestPost, SharedRun};
 pub use runs::{CreateRun, UpdateTask};
+pub use webhooks::{WebhookPorts, Webhooks};
 
 use std::sync::Arc;
 

@@ -26,6 +26,9 @@ use crate::params;
 mod batch;
 
 pub use batch::UpdateTasksBody;
+pub mod webhooks;
+
+pub use webhooks::{CreateWebhookBody, TestWebhookBody, UpdateWebhookBody};
 
 /// A JSON body read strictly: the framework's checks (content type, size, syntax), then the
 /// typed reading, whose refusals name the path of the field at fault.

@@ -22,7 +22,7 @@ use actix_web::{App, HttpServer, web};
 use procflow_domain::ports::{
     Clock, HealthCheck, IdempotencyStore, RateLimiter, StoreStats, WindowLimiter,
 };
-use procflow_domain::service::Procflow;
+use procflow_domain::service::{Procflow, Webhooks};
 
 use crate::rate_limit::RateLimitGate;
 
@@ -70,6 +70,8 @@ impl Default for HttpConfig {
 pub struct Services {
     /// The use cases.
     pub procflow: Procflow,
+    /// The webhook use cases.
+    pub webhooks: Webhooks,
     /// Per-key request counting.
     pub rate_limiter: Arc<dyn RateLimiter>,
     /// The guest page's post limits, per run and per client address.
@@ -99,6 +101,12 @@ impl AppState {
     #[must_use]
     pub fn procflow(&self) -> &Procflow {
         &self.services.procflow
+    }
+
+    /// The webhook use cases.
+    #[must_use]
+    pub fn webhooks(&self) -> &Webhooks {
+        &self.services.webhooks
     }
 }
 

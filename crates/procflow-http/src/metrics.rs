@@ -79,9 +79,14 @@ pub fn install() -> &'static PrometheusHandle {
 }
 
 fn builder() -> PrometheusBuilder {
-    // The buckets are a non-empty constant, so this cannot fail; fall back to summaries if it did.
+    // Every `*_duration_seconds` histogram of the process (the requests', the webhook
+    // attempts') gets these buckets. They are a non-empty constant, so this cannot fail; fall
+    // back to summaries if it did.
     PrometheusBuilder::new()
-        .set_buckets_for_metric(Matcher::Full(REQUEST_DURATION.to_owned()), LATENCY_BUCKETS)
+        .set_buckets_for_metric(
+            Matcher::Suffix("_duration_seconds".to_owned()),
+            LATENCY_BUCKETS,
+        )
         .unwrap_or_else(|_| PrometheusBuilder::new())
 }
 

@@ -8,6 +8,7 @@
 pub(crate) mod envelopes;
 mod errors;
 pub(crate) mod schemas;
+pub mod webhooks;
 
 use std::sync::LazyLock;
 
@@ -46,7 +47,12 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
     ),
     // `ElementDocument` is referred to by name from the `custom_elements` of a
     // `TaskDocument`, whose schema the domain builds with its limit.
-    components(schemas(schemas::Error, procflow_domain::template::ElementDocument)),
+    components(schemas(
+        schemas::Error,
+        procflow_domain::template::ElementDocument,
+        procflow_domain::webhook::WebhookEvent,
+        webhooks::Envelope
+    )),
     tags(
         (name = "templates", description = "Process templates and their authoring"),
         (name = "runs", description = "Runs started from published templates"),
@@ -54,6 +60,7 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
         (name = "sharing", description = "Sharing a run with an external guest"),
         (name = "meta", description = "This description and the health checks"),
         (name = "guest", description = "The page a guest opens from a share link"),
+        (name = "webhooks", description = "Webhook endpoints, their deliveries, and the event feed"),
     )
 )]
 pub struct ApiDoc;
@@ -145,7 +152,7 @@ mod tests {
         let document = document();
         assert!(document["openapi"].as_str().unwrap().starts_with("3.1"));
         let operations = operations(&document);
-        assert_eq!(operations.len(), 22, "{operations:?}");
+        assert_eq!(operations.len(), 32, "{operations:?}");
         for (method, path) in [
             ("get", "/api/v1/process-templates"),
             ("post", "/api/v1/process-templates"),
@@ -169,6 +176,16 @@ mod tests {
             ("get", "/instance/{run_id}"),
             ("post", "/instance/{run_id}/tasks/{task_id}"),
             ("get", "/instance/{run_id}/tasks/{task_id}"),
+            ("get", "/api/v1/webhooks"),
+            ("post", "/api/v1/webhooks"),
+            ("get", "/api/v1/webhooks/{id}"),
+            ("patch", "/api/v1/webhooks/{id}"),
+            ("delete", "/api/v1/webhooks/{id}"),
+            ("post", "/api/v1/webhooks/{id}/rotate-secret"),
+            ("post", "/api/v1/webhooks/{id}/test"),
+            ("get", "/api/v1/webhooks/{id}/deliveries"),
+            ("post", "/api/v1/webhook-deliveries/{id}/redeliver"),
+            ("get", "/api/v1/events"),
         ] {
             assert!(
                 operations.contains(&(method.to_owned(), path.to_owned())),

@@ -8,6 +8,8 @@ use serde::Deserialize;
 
 use crate::error::ApiError;
 
+pub mod webhooks;
+
 /// Parses an id from the path; text that is no id names no resource: 404.
 pub fn id<T: std::str::FromStr>(text: &str, resource: Resource) -> Result<T, ApiError> {
     text.parse()
@@ -52,7 +54,7 @@ impl PageQuery {
     }
 }
 
-fn page(limit: Option<&str>, cursor: Option<&str>) -> Result<PageRequest, ApiError> {
+pub(crate) fn page(limit: Option<&str>, cursor: Option<&str>) -> Result<PageRequest, ApiError> {
     let invalid = ApiError::from_validation;
     Ok(PageRequest {
         limit: limit

@@ -3,11 +3,13 @@
 //! the OpenAPI document from the same declaration, so a route and its documentation cannot
 //! drift apart.
 
+pub(crate) mod events;
 pub(crate) mod guest;
 pub(crate) mod health;
 pub(crate) mod runs;
 pub(crate) mod tasks;
 pub(crate) mod templates;
+pub(crate) mod webhooks;
 
 use std::collections::BTreeMap;
 
@@ -130,6 +132,16 @@ pub fn operations() -> Vec<Operation> {
         tasks::get,
         tasks::update,
         tasks::update_many,
+        webhooks::list,
+        webhooks::create,
+        webhooks::get,
+        webhooks::update,
+        webhooks::delete,
+        webhooks::rotate_secret,
+        webhooks::test,
+        webhooks::deliveries,
+        webhooks::redeliver,
+        events::list,
         openapi::serve_document,
         health::live,
         health::ready,

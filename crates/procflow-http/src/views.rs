@@ -5,12 +5,14 @@ mod run;
 mod share;
 mod task;
 mod template;
+mod webhook;
 
 pub use element::ElementView;
 pub use run::{CreatedRunView, RunView};
 pub use share::ShareResultView;
 pub use task::{RunTaskListView, RunTaskView, TemplateTaskView};
 pub use template::{TemplateListView, TemplateView};
+pub use webhook::{DeliveryView, WebhookView, WebhookWithSecretView};
 
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;

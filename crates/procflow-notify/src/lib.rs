@@ -1,1 +1,10 @@
 #![doc = include_str!("../README.md")]
+
+pub mod metrics;
+pub mod resolver;
+pub mod sender;
+pub mod signing;
+pub mod worker;
+
+pub use sender::{HttpSender, SenderConfig, SenderError, install_tls};
+pub use worker::{Channel, WebhookChannel, Worker, WorkerConfig, WorkerTask};

@@ -6,6 +6,7 @@ pub(crate) mod run;
 pub(crate) mod share;
 pub(crate) mod team;
 pub(crate) mod template;
+pub(crate) mod webhook;
 
 use procflow_domain::error::DomainError;
 use procflow_domain::ids::SectionId;

@@ -50,6 +50,7 @@ diesel::table! {
         leased_until -> Nullable<Timestamptz>,
         delivered_at -> Nullable<Timestamptz>,
         last_error -> Nullable<Text>,
+        webhook_event -> Nullable<Text>,
     }
 }
 
@@ -205,11 +206,51 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    webhook_deliveries (team_id, id) {
+        team_id -> Uuid,
+        id -> Uuid,
+        webhook_id -> Uuid,
+        event_id -> Uuid,
+        event -> Text,
+        origin -> Text,
+        status -> Text,
+        attempts -> Int4,
+        response_status -> Nullable<Int4>,
+        response_body -> Nullable<Text>,
+        error -> Nullable<Text>,
+        payload -> Text,
+        created_at -> Timestamptz,
+        last_attempt_at -> Nullable<Timestamptz>,
+        due_at -> Timestamptz,
+        lease -> Nullable<Uuid>,
+    }
+}
+
+diesel::table! {
+    webhook_endpoints (team_id, id) {
+        team_id -> Uuid,
+        id -> Uuid,
+        url -> Text,
+        events -> Array<Nullable<Text>>,
+        description -> Nullable<Text>,
+        enabled -> Bool,
+        disabled_reason -> Nullable<Text>,
+        consecutive_failures -> Int4,
+        secret -> Text,
+        previous_secret -> Nullable<Text>,
+        previous_secret_until -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
 diesel::joinable!(api_keys -> teams (team_id));
 diesel::joinable!(idempotency_keys -> teams (team_id));
 diesel::joinable!(members -> teams (team_id));
 diesel::joinable!(outbox -> teams (team_id));
 diesel::joinable!(templates -> teams (team_id));
+diesel::joinable!(webhook_endpoints -> teams (team_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     api_keys,
@@ -227,4 +268,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     template_sections,
     template_tasks,
     templates,
+    webhook_deliveries,
+    webhook_endpoints,
 );

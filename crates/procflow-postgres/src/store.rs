@@ -1,17 +1,22 @@
 //! `PgStore`: every store port of the domain on one PostgreSQL connection pool.
 
 mod batch;
+mod deliveries;
 mod health;
 mod idempotency;
 mod outbox;
 mod rate_limits;
 mod runs;
 mod sharing;
+mod signal;
 mod stats;
 mod teams;
 mod templates;
 mod unnest;
+mod webhooks;
 mod windows;
+
+pub use signal::{CHANNEL, NOTIFY_GAP};
 
 use diesel::prelude::*;
 use diesel_async::pooled_connection::deadpool::Object;
@@ -32,6 +37,8 @@ use crate::schema::run_sections;
 #[derive(Clone)]
 pub struct PgStore {
     pool: PgPool,
+    url: std::sync::Arc<str>,
+    signal: std::sync::Arc<signal::Signal>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -50,6 +57,24 @@ impl PgStore {
     pub fn new(config: &PoolConfig) -> Result<Self, StoreError> {
         Ok(Self {
             pool: pool::build(config)?,
+            url: config.url.as_str().into(),
+            signal: std::sync::Arc::default(),
+        })
+    }
+
+    /// Another store on the same database with a pool of its own of `max_size` connections,
+    /// sharing this one's wake-ups: the delivery worker's, so that its statements never queue
+    /// behind the API's requests for a connection (nor theirs behind its).
+    ///
+    /// # Errors
+    /// `Other` when the pool cannot be made.
+    pub fn with_own_pool(&self, max_size: usize) -> Result<Self, StoreError> {
+        let mut config = PoolConfig::new(self.url.to_string());
+        config.max_size = max_size;
+        Ok(Self {
+            pool: pool::build(&config)?,
+            url: self.url.clone(),
+            signal: self.signal.clone(),
         })
     }
 
@@ -76,6 +101,10 @@ impl PgStore {
             available: status.available,
             waiting: status.waiting,
         }
+    }
+
+    fn url(&self) -> &str {
+        &self.url
     }
 
     async fn conn(&self) -> DomainResult<Object<AsyncPgConnection>> {

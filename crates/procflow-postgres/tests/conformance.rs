@@ -29,5 +29,6 @@ mod conformance {
     pub mod support;
     pub mod teams;
     pub mod templates;
+    pub mod webhooks;
     pub mod windows;
 }

@@ -1,17 +1,21 @@
-//! Wiring: the PostgreSQL store, the use cases and the HTTP API, as `procflow serve` runs
-//! them. Tests start the real app with [`start`] on port 0.
+//! Wiring: the PostgreSQL store, the use cases, the HTTP API and the delivery worker, as
+//! `procflow serve` runs them. Tests start the real app with [`start`] on port 0.
 
+use std::future::Future;
 use std::net::TcpListener;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
-use actix_web::dev::Server;
+use actix_web::dev::{Server, ServerHandle};
 use procflow_domain::error::StoreError;
-use procflow_domain::service::{Ports, Procflow};
+use procflow_domain::service::{Ports, Procflow, WebhookPorts, Webhooks};
 use procflow_http::Services;
 use procflow_postgres::{PgStore, PoolConfig};
 
 use crate::config::ServeConfig;
 use crate::system::{RandomIds, SystemClock};
+use crate::worker::{RunningWorker, spawn_worker};
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -22,6 +26,47 @@ pub enum StartError {
     /// The listener could not be used.
     #[error("cannot serve on the listener: {0}")]
     Listen(#[from] std::io::Error),
+    /// The delivery worker could not be started.
+    #[error(transparent)]
+    Worker(#[from] crate::worker::WorkerError),
+}
+
+/// The running app: the API and, when configured, the delivery worker. Await it to serve until
+/// the API stops (a signal, or [`Running::handle`]); the worker is then stopped gracefully
+/// (attempts in flight finish or are given back) before the future resolves.
+pub struct Running {
+    handle: ServerHandle,
+    serving: Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>>,
+}
+
+impl Running {
+    /// Runs `server` and, after it stops, stops `worker`.
+    #[must_use]
+    pub fn new(server: Server, worker: Option<RunningWorker>) -> Self {
+        let handle = server.handle();
+        let serving = Box::pin(async move {
+            let served = server.await;
+            if let Some(worker) = worker {
+                worker.stop().await;
+            }
+            served
+        });
+        Self { handle, serving }
+    }
+
+    /// Stops the API (and then the worker) from elsewhere.
+    #[must_use]
+    pub fn handle(&self) -> ServerHandle {
+        self.handle.clone()
+    }
+}
+
+impl Future for Running {
+    type Output = std::io::Result<()>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.serving.as_mut().poll(cx)
+    }
 }
 
 /// The use cases over `store`, with the system clock and random ids.
@@ -37,6 +82,22 @@ pub fn procflow_on(store: &PgStore) -> Procflow {
     })
 }
 
+/// The webhook use cases over `store`, with the system clock and random ids.
+#[must_use]
+pub fn webhooks_on(store: &PgStore) -> Webhooks {
+    let shared = Arc::new(store.clone());
+    Webhooks::new(WebhookPorts {
+        webhooks: shared.clone(),
+        deliveries: shared.clone(),
+        feed: shared.clone(),
+        outbox: shared.clone(),
+        teams: shared.clone(),
+        runs: shared,
+        clock: Arc::new(SystemClock),
+        ids: Arc::new(RandomIds),
+    })
+}
+
 /// What the API runs on, all over one store: the rate limit is counted in PostgreSQL, so it
 /// holds across instances sharing the database.
 #[must_use]
@@ -44,6 +105,7 @@ pub fn services_on(store: &PgStore) -> Services {
     let shared = Arc::new(store.clone());
     Services {
         procflow: procflow_on(store),
+        webhooks: webhooks_on(store),
         rate_limiter: shared.clone(),
         windows: shared.clone(),
         health: shared.clone(),
@@ -53,9 +115,10 @@ pub fn services_on(store: &PgStore) -> Services {
     }
 }
 
-/// Builds the store, the use cases and the API on an already bound `listener`, and returns the
-/// running server: await it to serve until a signal stops it (SIGTERM gracefully, SIGINT and
-/// SIGQUIT at once; the future then resolves), or stop it through [`Server::handle`].
+/// Builds the store, the use cases, the API on an already bound `listener` and (unless
+/// `config.worker` is `None`) the delivery worker, and returns them running: await it to
+/// serve until a signal stops it (SIGTERM gracefully, SIGINT and SIGQUIT at once; the future
+/// then resolves once the worker stopped too), or stop it through [`Running::handle`].
 ///
 /// Installs the process-wide metrics recorder first (once per process: tests start several
 /// apps, and all record into it).
@@ -65,8 +128,9 @@ pub fn services_on(store: &PgStore) -> Services {
 ///
 /// # Errors
 /// When the pool cannot be built from the configuration or the listener cannot be used.
-pub async fn start(config: ServeConfig, listener: TcpListener) -> Result<Server, StartError> {
+pub async fn start(config: ServeConfig, listener: TcpListener) -> Result<Running, StartError> {
     crate::telemetry::init_metrics();
+    procflow_notify::install_tls();
     let store = PgStore::new(&PoolConfig {
         max_size: config.db_pool_size,
         ..PoolConfig::new(config.database_url.expose())
@@ -76,8 +140,12 @@ pub async fn start(config: ServeConfig, listener: TcpListener) -> Result<Server,
     }
     let address = listener.local_addr()?;
     let server = procflow_http::serve(listener, services_on(&store), config.http.clone())?;
+    let worker = match &config.worker {
+        Some(settings) => Some(spawn_worker(&store, settings)?),
+        None => None,
+    };
     log_start(&config, address);
-    Ok(server)
+    Ok(Running::new(server, worker))
 }
 
 fn log_start(config: &ServeConfig, address: std::net::SocketAddr) {
@@ -98,7 +166,7 @@ fn log_start(config: &ServeConfig, address: std::net::SocketAddr) {
     }
     tracing::info!(
         smtp.configured = config.smtp_url.is_some(),
-        webhook.allow_private = config.webhook_allow_private,
-        "the notifier is not built yet: emails and webhooks are recorded in the outbox and stay there"
+        worker = config.worker.is_some(),
+        "emails are not sent yet: they are recorded in the outbox"
     );
 }

@@ -19,6 +19,7 @@ use procflow_postgres::PoolConfig;
 use crate::config::{
     BaseUrl, DEFAULT_SMTP_FROM, DatabaseUrl, LogFormat, Secret, ServeConfig, Timezone,
 };
+use crate::worker::WorkerArgs;
 
 /// procflow: a process-workflow service with a JSON REST API.
 #[derive(Debug, Parser)]
@@ -70,8 +71,10 @@ pub struct GlobalArgs {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Serve the API and the guest pages until SIGTERM (graceful) or Ctrl-C
+    /// Serve the API and the guest pages, and deliver webhooks, until SIGTERM (graceful) or Ctrl-C
     Serve(ServeArgs),
+    /// Deliver webhooks only (no API), until SIGTERM (graceful) or Ctrl-C
+    Worker(WorkerCommand),
     /// Apply pending database migrations; prints {"applied": the versions applied}
     Migrate,
     /// Manage teams, members, API keys and templates; each prints one JSON object
@@ -148,15 +151,19 @@ pub struct ServeArgs {
     /// Sender address of emails
     #[arg(long, env = "PROCFLOW_SMTP_FROM", default_value = DEFAULT_SMTP_FROM)]
     pub smtp_from: Email,
-    /// Allow webhook destinations on loopback, private and link-local addresses (true|false)
+    /// Run the delivery worker in this process (true|false); run `procflow worker` elsewhere
+    /// when false
     #[arg(
         long,
-        env = "PROCFLOW_WEBHOOK_ALLOW_PRIVATE",
-        default_value_t = false,
+        env = "PROCFLOW_WORKER",
+        default_value_t = true,
         action = ArgAction::Set,
         value_parser = BoolishValueParser::new()
     )]
-    pub webhook_allow_private: bool,
+    pub worker: bool,
+    /// How webhooks are delivered.
+    #[command(flatten)]
+    pub delivery: WorkerArgs,
 }
 
 impl ServeArgs {
@@ -176,9 +183,29 @@ impl ServeArgs {
             },
             smtp_url: self.smtp_url,
             smtp_from: self.smtp_from.to_string(),
-            webhook_allow_private: self.webhook_allow_private,
+            webhook_allow_private: self.delivery.webhook_allow_private,
+            worker: self.worker.then(|| self.delivery.settings()),
         }
     }
+}
+
+/// `procflow worker`: the delivery worker alone, with `/metrics` and `/healthz`.
+#[derive(Debug, Args)]
+pub struct WorkerCommand {
+    /// Address to serve /metrics and /healthz on
+    #[arg(long, env = "PROCFLOW_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: SocketAddr,
+    /// Connections to PostgreSQL at most
+    #[arg(
+        long,
+        env = "PROCFLOW_DB_POOL_SIZE",
+        default_value_t = 4,
+        value_parser = clap::value_parser!(u16).range(1..)
+    )]
+    pub db_pool_size: u16,
+    /// How webhooks are delivered.
+    #[command(flatten)]
+    pub delivery: WorkerArgs,
 }
 
 /// `procflow admin`.
@@ -380,6 +407,58 @@ mod tests {
         assert_eq!(config.smtp_url, None);
         assert_eq!(config.smtp_from, "procflow@localhost");
         assert!(!config.webhook_allow_private);
+        let worker = config.worker.unwrap();
+        assert_eq!(
+            worker.worker.schedule.to_string(),
+            "5s,5m,30m,2h,5h,10h,10h"
+        );
+        assert_eq!(worker.worker.concurrency, 128);
+        assert_eq!(worker.worker.lease, std::time::Duration::from_secs(60));
+        assert_eq!(
+            worker.worker.poll_interval,
+            std::time::Duration::from_secs(1)
+        );
+        assert!(!worker.sender.allow_private);
+    }
+
+    #[test]
+    fn the_worker_settings_are_parsed_and_checked() {
+        let config = serve(&[
+            "--worker",
+            "false",
+            "--webhook-retry-schedule",
+            "1s,2s",
+            "--webhook-allow-private",
+            "true",
+        ]);
+        assert!(config.worker.is_none());
+        let config = serve(&[
+            "--webhook-retry-schedule",
+            "1s,2s",
+            "--worker-poll-ms",
+            "50",
+        ]);
+        let worker = config.worker.unwrap();
+        assert_eq!(worker.worker.schedule.max_attempts(), 3);
+        assert_eq!(
+            worker.worker.poll_interval,
+            std::time::Duration::from_millis(50)
+        );
+        for bad in [
+            ["--webhook-retry-schedule", "5"],
+            ["--webhook-retry-schedule", "0s"],
+            ["--worker-concurrency", "0"],
+            ["--worker-lease-seconds", "0"],
+            ["--worker-poll-ms", "1"],
+            ["--worker", "maybe"],
+        ] {
+            let mut argv = vec!["procflow", "serve"];
+            argv.extend_from_slice(&bad);
+            assert!(
+                Cli::try_parse_from(&argv).is_err(),
+                "{bad:?} should be refused"
+            );
+        }
     }
 
     #[test]
@@ -482,6 +561,11 @@ mod tests {
             "RUST_LOG",
             "PROCFLOW_DB_POOL_SIZE",
             "PROCFLOW_HTTP_WORKERS",
+            "PROCFLOW_WORKER",
+            "PROCFLOW_WEBHOOK_RETRY_SCHEDULE",
+            "PROCFLOW_WORKER_CONCURRENCY",
+            "PROCFLOW_WORKER_LEASE_SECONDS",
+            "PROCFLOW_WORKER_POLL_MS",
         ] {
             assert!(help.contains(variable), "{variable} missing from:\n{help}");
         }

@@ -263,6 +263,8 @@ pub struct ServeConfig {
     pub smtp_from: String,
     /// Whether webhooks may go to loopback, private and link-local addresses.
     pub webhook_allow_private: bool,
+    /// The delivery worker of this process; `None`: none runs here (another process's does).
+    pub worker: Option<crate::worker::WorkerSettings>,
 }
 
 impl ServeConfig {
@@ -277,6 +279,7 @@ impl ServeConfig {
             smtp_url: None,
             smtp_from: DEFAULT_SMTP_FROM.to_owned(),
             webhook_allow_private: false,
+            worker: Some(crate::worker::WorkerSettings::default()),
         }
     }
 }

@@ -8,11 +8,12 @@ pub mod config;
 pub mod error;
 pub mod system;
 pub mod telemetry;
+pub mod worker;
 
 /// The running server and its handle, so that callers (the black-box tests) need not name actix.
 pub use actix_web::dev::{Server, ServerHandle};
 pub use admin::Admin;
-pub use app::{StartError, procflow_on, services_on, start};
+pub use app::{Running, StartError, procflow_on, services_on, start, webhooks_on};
 pub use cli::Cli;
 pub use config::ServeConfig;
 pub use error::{CommandCode, CommandError};
@@ -63,6 +64,13 @@ async fn dispatch(cli: Cli) -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Worker(args) => match database_url {
+            Some(url) => worker(url, args).await,
+            None => {
+                tracing::error!("DATABASE_URL (or --database-url) is required by procflow worker");
+                ExitCode::from(2)
+            }
+        },
         Command::Migrate => match database_url {
             Some(url) => print(migrate(&url).await),
             None => missing_database_url(),
@@ -101,6 +109,51 @@ async fn serve(database_url: DatabaseUrl, args: ServeArgs) -> ExitCode {
         }
         Err(error) => {
             tracing::error!(%error, "the server failed");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `procflow worker`: delivers webhooks until SIGTERM or Ctrl-C, serving `/metrics` and
+/// `/healthz` on its bind address; then finishes or gives back what it holds and exits 0.
+async fn worker(database_url: DatabaseUrl, args: cli::WorkerCommand) -> ExitCode {
+    telemetry::init_metrics();
+    procflow_notify::install_tls();
+    let listener = match std::net::TcpListener::bind(args.bind) {
+        Ok(listener) => listener,
+        Err(error) => {
+            tracing::error!(bind = %args.bind, %error, "cannot listen on PROCFLOW_BIND");
+            return ExitCode::FAILURE;
+        }
+    };
+    let store = match PgStore::new(&PoolConfig {
+        max_size: usize::from(args.db_pool_size),
+        ..PoolConfig::new(database_url.expose())
+    }) {
+        Ok(store) => store,
+        Err(error) => {
+            tracing::error!(%error, "cannot set up the database pool");
+            return ExitCode::FAILURE;
+        }
+    };
+    let running = worker::operator_server(listener, store.clone()).and_then(|server| {
+        let delivering = worker::spawn_worker(&store, &args.delivery.settings())
+            .map_err(std::io::Error::other)?;
+        Ok(app::Running::new(server, Some(delivering)))
+    });
+    match running {
+        Ok(running) => {
+            tracing::info!(metrics = %worker::describe(args.bind), "procflow worker is running");
+            match running.await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    tracing::error!(%error, "the worker failed");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Err(error) => {
+            tracing::error!(%error, "cannot start the worker");
             ExitCode::FAILURE
         }
     }

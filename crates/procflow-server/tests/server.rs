@@ -14,4 +14,5 @@ mod server {
     pub mod logs;
     pub mod serve;
     pub mod support;
+    pub mod worker;
 }

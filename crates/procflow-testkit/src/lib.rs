@@ -8,6 +8,7 @@ mod error;
 mod fingerprint;
 mod naming;
 mod private_server;
+pub mod receiver;
 mod server;
 mod sweep;
 mod template;

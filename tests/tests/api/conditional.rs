@@ -355,3 +355,42 @@ async fn the_documented_tag_list_is_what_the_server_accepts() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_endpoint_is_tagged_and_changed_only_under_its_current_tag() {
+    let app = TestApp::spawn().await;
+    let created = app
+        .post(
+            "/api/v1/webhooks",
+            &json!({"url": "https://hooks.example.com/a", "events": ["process_run.created"]}),
+        )
+        .await;
+    let path = format!(
+        "/api/v1/webhooks/{}",
+        created.data(201)["id"].as_str().unwrap()
+    );
+    let tag = tag_of(&app, &path).await;
+    get_if_none_match(&app, &path, &tag)
+        .await
+        .assert_status(304);
+
+    let patched = patch_if_match(&app, &path, &tag, &json!({"description": "first"})).await;
+    assert_eq!(patched.data(200)["description"], "first");
+    let new_tag = etag(&patched);
+    assert_ne!(new_tag, tag);
+    assert_eq!(new_tag, tag_of(&app, &path).await);
+
+    patch_if_match(&app, &path, &tag, &json!({"description": "second"}))
+        .await
+        .error(412, "precondition_failed");
+    let rotated = app
+        .post(&format!("{path}/rotate-secret"), &json!({}))
+        .await;
+    rotated.data(200);
+    assert_ne!(
+        tag_of(&app, &path).await,
+        new_tag,
+        "a rotation changes updated_at, so the tag"
+    );
+    assert_eq!(app.get(&path).await.data(200)["description"], "first");
+}

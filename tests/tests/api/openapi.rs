@@ -111,7 +111,7 @@ async fn every_documented_operation_is_routed_and_other_methods_are_405() {
     let app = TestApp::spawn().await;
     let description = served(&app).await;
     let operations = description.operations();
-    assert_eq!(operations.len(), 22, "{operations:?}");
+    assert_eq!(operations.len(), 32, "{operations:?}");
     for (name, path) in &operations {
         let url = concrete(path);
         let mut call = app.call(method(name), &url);
@@ -438,6 +438,64 @@ async fn every_operation_answers_as_documented() {
     let reply = app.call(Method::GET, &page_path).no_key().send().await;
     api.check("get", "/instance/{run_id}", &reply);
     reply.assert_status(404);
+
+    // Webhooks: register, list, read, change, sample, log, redeliver, rotate, the feed, delete.
+    let hooks = "/api/v1/webhooks";
+    let hook = "/api/v1/webhooks/{id}";
+    let reply = app
+        .post(hooks, &json!({"url": "https://hooks.example.com/in", "events": ["process_run.created"], "description": "docs"}))
+        .await;
+    api.check("post", hooks, &reply);
+    let hook_id = reply.data(201)["id"].as_str().unwrap().to_owned();
+    let reply = app.post(hooks, &json!({"url": "http://127.1/"})).await;
+    api.check("post", hooks, &reply);
+    reply.error(400, "validation_error");
+    let reply = app.get(hooks).await;
+    api.check("get", hooks, &reply);
+    let reply = app.get(&format!("{hooks}/{hook_id}")).await;
+    api.check("get", hook, &reply);
+    let reply = app
+        .patch(
+            &format!("{hooks}/{hook_id}"),
+            &json!({"description": null, "enabled": false}),
+        )
+        .await;
+    api.check("patch", hook, &reply);
+    let reply = app
+        .post(
+            &format!("{hooks}/{hook_id}/test"),
+            &json!({"event": "process_run.completed"}),
+        )
+        .await;
+    api.check("post", "/api/v1/webhooks/{id}/test", &reply);
+    let delivery = reply.data(202)["id"].as_str().unwrap().to_owned();
+    let reply = app
+        .get(&format!("{hooks}/{hook_id}/deliveries?status=pending"))
+        .await;
+    api.check("get", "/api/v1/webhooks/{id}/deliveries", &reply);
+    let reply = app
+        .post(
+            &format!("/api/v1/webhook-deliveries/{delivery}/redeliver"),
+            &json!({}),
+        )
+        .await;
+    api.check("post", "/api/v1/webhook-deliveries/{id}/redeliver", &reply);
+    reply.data(202);
+    let reply = app
+        .post(&format!("{hooks}/{hook_id}/rotate-secret"), &json!({}))
+        .await;
+    api.check("post", "/api/v1/webhooks/{id}/rotate-secret", &reply);
+    let reply = app
+        .get("/api/v1/events?event=process_run.created&limit=2")
+        .await;
+    api.check("get", "/api/v1/events", &reply);
+    assert!(!reply.list().0.is_empty());
+    let reply = app.delete(&format!("{hooks}/{hook_id}")).await;
+    api.check("delete", hook, &reply);
+    reply.assert_status(204);
+    let reply = app.get(&format!("{hooks}/{hook_id}")).await;
+    api.check("get", hook, &reply);
+    reply.error(404, "not_found");
 
     // Archive a template: 204, no body.
     let spare = app.create_template(&sized_document("Spare", 1)).await;

@@ -34,16 +34,22 @@ impl Outbox for InMemoryStore {
             .collect())
     }
 
-    async fn complete(&self, id: EventId) -> DomainResult<()> {
-        if let Some(row) = self
-            .state()
-            .outbox
-            .iter_mut()
-            .find(|row| row.event.id == id)
-        {
-            row.delivered = true;
+    async fn complete(&self, ids: &[EventId]) -> DomainResult<()> {
+        for row in &mut self.state().outbox {
+            if ids.contains(&row.event.id) {
+                row.delivered = true;
+            }
         }
         Ok(())
+    }
+
+    async fn sweep_events(&self, before: OffsetDateTime) -> DomainResult<u64> {
+        let mut state = self.state();
+        let count = state.outbox.len();
+        state
+            .outbox
+            .retain(|row| !(row.delivered && row.event.occurred_at < before));
+        Ok(u64::try_from(count - state.outbox.len()).unwrap_or(u64::MAX))
     }
 
     async fn retry(&self, id: EventId, retry_at: OffsetDateTime, _error: &str) -> DomainResult<()> {

@@ -40,6 +40,8 @@ pub(super) struct State {
     pub(super) rate_limits: RateLogs,
     pub(super) windows: HashMap<String, Vec<OffsetDateTime>>,
     pub(super) idempotency: IdempotencyRecords,
+    pub(super) webhooks: Vec<crate::webhook::WebhookEndpoint>,
+    pub(super) deliveries: Vec<super::webhooks::DeliveryRow>,
 }
 
 #[derive(Debug)]

@@ -131,6 +131,7 @@ impl Run {
         };
         let mut events = vec![event(EventPayload::RunCreated {
             run: run.snapshot(),
+            task_count: u32::try_from(tasks.len()).unwrap_or(u32::MAX),
         })];
         events.extend(tasks.iter().filter(|t| t.assignee.is_some()).map(|task| {
             let email = match (&task.assignee, request.runner) {

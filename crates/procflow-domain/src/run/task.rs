@@ -147,6 +147,7 @@ impl RunTask {
             id: self.id,
             instance_id: self.run_id,
             template_task_id: self.template_task_id,
+            section_id: self.section_id,
             title: self.title.clone(),
             completed: self.completed(),
             completed_at: self.completed_at(),

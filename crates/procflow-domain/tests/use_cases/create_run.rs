@@ -45,7 +45,8 @@ fn a_run_is_a_frozen_copy_of_the_published_template() {
     assert_eq!(
         events[0],
         EventPayload::RunCreated {
-            run: run.snapshot()
+            run: run.snapshot(),
+            task_count: u32::try_from(tasks.len()).unwrap(),
         }
     );
 }

@@ -5,8 +5,9 @@
 use utoipa::ToSchema;
 
 use crate::views::{
-    CreatedRunView, Pagination, RunTaskListView, RunTaskView, RunView, ShareResultView,
-    TemplateListView, TemplateTaskView, TemplateView,
+    CreatedRunView, DeliveryView, Pagination, RunTaskListView, RunTaskView, RunView,
+    ShareResultView, TemplateListView, TemplateTaskView, TemplateView, WebhookView,
+    WebhookWithSecretView,
 };
 
 macro_rules! single {
@@ -81,4 +82,34 @@ single!(
     /// `{"data": ShareResult}`
     ShareResultData,
     ShareResultView<'static>
+);
+single!(
+    /// `{"data": Webhook}`
+    WebhookData,
+    WebhookView<'static>
+);
+single!(
+    /// `{"data": WebhookWithSecret}`
+    WebhookWithSecretData,
+    WebhookWithSecretView<'static>
+);
+list!(
+    /// A page of webhook endpoints, oldest first.
+    WebhookList,
+    WebhookView<'static>
+);
+single!(
+    /// `{"data": Delivery}`
+    DeliveryData,
+    DeliveryView<'static>
+);
+list!(
+    /// A page of an endpoint's deliveries, newest first.
+    DeliveryList,
+    DeliveryView<'static>
+);
+list!(
+    /// A page of the team's events, oldest first.
+    EventList,
+    super::webhooks::Envelope
 );

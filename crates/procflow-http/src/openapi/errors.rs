@@ -96,6 +96,14 @@ fn particular(operation_id: &str) -> &'static [Case] {
         ErrorCode::NotFound,
         "No such process run or task (or it is another team's, or an id is no id).",
     );
+    const WEBHOOK: Case = (
+        ErrorCode::NotFound,
+        "No such webhook endpoint (or it is another team's, or the id is no id).",
+    );
+    const WEBHOOK_BODY: Case = (
+        ErrorCode::ValidationError,
+        "A `url` outside the grammar, an unknown or repeated event name, or a description over 500 characters.",
+    );
     match operation_id {
         "getTemplate" | "archiveTemplate" | "listTemplateTasks" => &[TEMPLATE],
         "replaceTemplate" => &[
@@ -169,6 +177,22 @@ fn particular(operation_id: &str) -> &'static [Case] {
                 "No task or more than 100; or an item refused, named by its index and task (`tasks[1] (task <id>): ...`): a task that is not the run's or is named twice, or anything a single task update refuses. Nothing was changed.",
             ),
         ],
+        "getWebhook" | "deleteWebhook" | "rotateWebhookSecret" | "listWebhookDeliveries" => {
+            &[WEBHOOK]
+        }
+        "createWebhook" => &[WEBHOOK_BODY],
+        "updateWebhook" => &[WEBHOOK, WEBHOOK_BODY],
+        "testWebhook" => &[
+            WEBHOOK,
+            (
+                ErrorCode::ValidationError,
+                "An `event` that is no event name (the message lists them).",
+            ),
+        ],
+        "redeliverWebhook" => &[(
+            ErrorCode::NotFound,
+            "No such delivery (or it is another team's, was swept after 30 days, or the id is no id).",
+        )],
         "readiness" => &[UNAVAILABLE],
         _ => &[],
     }

@@ -64,6 +64,18 @@ mod tests {
         assert_eq!(enum_of("RunStatus"), names(RunStatus::NAMES));
         assert_eq!(enum_of("TaskType"), names(TaskType::NAMES));
         assert_eq!(enum_of("Decision"), names(Decision::NAMES));
+        assert_eq!(
+            enum_of("WebhookEvent"),
+            names(procflow_domain::webhook::WebhookEvent::NAMES)
+        );
+        assert_eq!(
+            enum_of("DeliveryStatus"),
+            names(procflow_domain::webhook::DeliveryStatus::NAMES)
+        );
+        assert_eq!(
+            enum_of("DisabledReason"),
+            names(procflow_domain::webhook::DisabledReason::NAMES)
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use diesel::prelude::*;
 use procflow_domain::error::DomainError;
 use procflow_domain::event::Event;
+use procflow_domain::webhook::{WebhookEvent, webhook_event};
 use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -19,6 +20,8 @@ pub(crate) struct NewOutboxRow {
     pub payload: Value,
     pub occurred_at: OffsetDateTime,
     pub due_at: OffsetDateTime,
+    /// The webhook event it is, for the event feed.
+    pub webhook_event: Option<&'static str>,
 }
 
 impl NewOutboxRow {
@@ -30,6 +33,7 @@ impl NewOutboxRow {
             payload: serde_json::to_value(event).map_err(|e| corrupt("event", e))?,
             occurred_at: event.occurred_at,
             due_at: event.occurred_at,
+            webhook_event: webhook_event(&event.payload).map(WebhookEvent::as_str),
         })
     }
 }

@@ -60,9 +60,13 @@ impl Outbox for PgStore {
             .collect()
     }
 
-    async fn complete(&self, id: EventId) -> DomainResult<()> {
+    async fn complete(&self, ids: &[EventId]) -> DomainResult<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let ids: Vec<uuid::Uuid> = ids.iter().map(EventId::as_uuid).collect();
         let mut conn = self.conn().await?;
-        diesel::update(outbox::table.filter(outbox::id.eq(id.as_uuid())))
+        diesel::update(outbox::table.filter(outbox::id.eq_any(ids)))
             .set((
                 outbox::delivered_at.eq(diesel::dsl::now),
                 outbox::leased_until.eq(None::<OffsetDateTime>),
@@ -86,5 +90,25 @@ impl Outbox for PgStore {
             .await
             .map(|_| ())
             .map_err(db_error)
+    }
+
+    async fn sweep_events(&self, before: OffsetDateTime) -> DomainResult<u64> {
+        let mut conn = self.conn().await?;
+        // In batches, so that a sweep after a long pause holds no lock for long.
+        let mut swept = 0;
+        loop {
+            let deleted = diesel::sql_query(
+                "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox \
+                 WHERE delivered_at IS NOT NULL AND occurred_at < $1 LIMIT 5000)",
+            )
+            .bind::<Timestamptz, _>(before)
+            .execute(&mut conn)
+            .await
+            .map_err(db_error)?;
+            swept += deleted as u64;
+            if deleted < 5000 {
+                return Ok(swept);
+            }
+        }
     }
 }

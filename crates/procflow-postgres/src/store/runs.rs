@@ -223,6 +223,9 @@ impl RunStore for PgStore {
                 Ok(())
             })
             .await;
+        if written.is_ok() && !new_run.events.is_empty() {
+            self.ring();
+        }
         match written {
             // The template of another team (or none) fails the run's foreign key.
             Err(Failure::Db(diesel::result::Error::DatabaseError(
@@ -356,31 +359,37 @@ impl RunStore for PgStore {
         decide: &TaskDecision<'_>,
     ) -> DomainResult<TaskChange> {
         let mut conn = self.conn().await?;
-        conn.transaction::<_, Failure, _>(async |conn| {
-            // The run row's lock serialises every change to the run's tasks: no update is
-            // lost and the run completes exactly once. Sections are not read: the decision
-            // never needs them, and reading them would cost a query per update.
-            let Some((header, current)) = locked_run_and_task(conn, team, run, task).await? else {
-                run_header(conn, team, run, false).await?;
-                return Err(DomainError::NotFound(Resource::Task).into());
-            };
-            let change = decide(&header.into_domain(Vec::new())?, &current.into_domain()?)?;
-            let conn: &AsyncPgConnection = conn;
-            if change.changed {
-                // Independent writes under the locks taken above, pipelined: one round trip.
-                try_join3(
-                    write_task(conn, team, &change.task),
-                    write_run(conn, &change.run),
-                    append_events(conn, &change.events),
-                )
-                .await?;
-            } else {
-                append_events(conn, &change.events).await?;
-            }
-            Ok(change)
-        })
-        .await
-        .map_err(Into::into)
+        let change = conn
+            .transaction::<_, Failure, _>(async |conn| {
+                // The run row's lock serialises every change to the run's tasks: no update is
+                // lost and the run completes exactly once. Sections are not read: the decision
+                // never needs them, and reading them would cost a query per update.
+                let Some((header, current)) = locked_run_and_task(conn, team, run, task).await?
+                else {
+                    run_header(conn, team, run, false).await?;
+                    return Err(DomainError::NotFound(Resource::Task).into());
+                };
+                let change = decide(&header.into_domain(Vec::new())?, &current.into_domain()?)?;
+                let conn: &AsyncPgConnection = conn;
+                if change.changed {
+                    // Independent writes under the locks taken above, pipelined: one round trip.
+                    try_join3(
+                        write_task(conn, team, &change.task),
+                        write_run(conn, &change.run),
+                        append_events(conn, &change.events),
+                    )
+                    .await?;
+                } else {
+                    append_events(conn, &change.events).await?;
+                }
+                Ok(change)
+            })
+            .await
+            .map_err(DomainError::from)?;
+        if !change.events.is_empty() {
+            self.ring();
+        }
+        Ok(change)
     }
 
     async fn update_tasks(
@@ -407,7 +416,11 @@ impl RunStore for PgStore {
         decide: &ShareDecision<'_>,
     ) -> DomainResult<ShareChange> {
         let mut conn = self.conn().await?;
-        sharing::share(&mut conn, team, run, decide).await
+        let change = sharing::share(&mut conn, team, run, decide).await?;
+        if !change.events.is_empty() {
+            self.ring();
+        }
+        Ok(change)
     }
 
     async fn unshare_run(

@@ -121,6 +121,7 @@ unnest_insert! {
         payload: Value => Jsonb as "jsonb",
         occurred_at: OffsetDateTime => Timestamptz as "timestamptz",
         due_at: OffsetDateTime => Timestamptz as "timestamptz",
+        webhook_event: Option<&'static str> => Nullable<Text> as "text",
     }
 }
 

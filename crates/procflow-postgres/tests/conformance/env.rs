@@ -7,9 +7,10 @@ use procflow_domain::event::Event;
 use procflow_domain::fakes::{FixedClock, InMemoryStore, SequentialIds};
 use procflow_domain::ids::TeamId;
 use procflow_domain::ports::{
-    Clock, IdempotencyStore, Outbox, RateLimiter, RunStore, TeamStore, TemplateStore, WindowLimiter,
+    Clock, DeliveryQueue, EventFeed, IdempotencyStore, Outbox, RateLimiter, RunStore, TeamStore,
+    TemplateStore, WebhookStore, WindowLimiter,
 };
-use procflow_domain::service::{Ports, Procflow};
+use procflow_domain::service::{Ports, Procflow, WebhookPorts, Webhooks};
 use procflow_domain::team::{Role, Subscription, Team};
 use procflow_postgres::testing::{TestDatabase, migrated_database};
 use procflow_postgres::{PgStore, PoolConfig, StatementCounter};
@@ -50,7 +51,16 @@ pub(crate) use conformance_test;
 
 /// Every store port the suite checks, as one backend serves them all.
 pub trait Store:
-    TemplateStore + RunStore + TeamStore + Outbox + RateLimiter + IdempotencyStore + WindowLimiter
+    TemplateStore
+    + RunStore
+    + TeamStore
+    + Outbox
+    + RateLimiter
+    + IdempotencyStore
+    + WindowLimiter
+    + WebhookStore
+    + DeliveryQueue
+    + EventFeed
 {
 }
 
@@ -62,6 +72,9 @@ impl<S> Store for S where
         + RateLimiter
         + IdempotencyStore
         + WindowLimiter
+        + WebhookStore
+        + DeliveryQueue
+        + EventFeed
 {
 }
 
@@ -84,6 +97,8 @@ pub struct Env {
     pub store: Arc<dyn Store>,
     /// The service over `store`, with `clock` and sequential ids.
     pub procflow: Procflow,
+    /// The webhook use cases over `store`, with the same clock and ids.
+    pub webhooks: Webhooks,
     pub clock: Arc<FixedClock>,
     /// The team the tests act for; its admin is `admin@a.example`, member `member@a.example`.
     pub team: Team,
@@ -120,18 +135,30 @@ impl Env {
 
     async fn over<S: Store + 'static>(store: Arc<S>, backend: Backend) -> Env {
         let clock = Arc::new(FixedClock::at(datetime!(2026-03-01 9:00 UTC)));
+        let ids = Arc::new(SequentialIds::default());
         let procflow = Procflow::new(Ports {
             templates: store.clone(),
             runs: store.clone(),
             teams: store.clone(),
             clock: clock.clone(),
-            ids: Arc::new(SequentialIds::default()),
+            ids: ids.clone(),
+        });
+        let webhooks = Webhooks::new(WebhookPorts {
+            webhooks: store.clone(),
+            deliveries: store.clone(),
+            feed: store.clone(),
+            outbox: store.clone(),
+            teams: store.clone(),
+            runs: store.clone(),
+            clock: clock.clone(),
+            ids,
         });
         let team = create_team(&*store, 0xA, "a").await;
         let other = create_team(&*store, 0xB, "b").await;
         Env {
             store,
             procflow,
+            webhooks,
             clock,
             team,
             other,

@@ -43,7 +43,7 @@ async fn a_leased_event_is_not_handed_out_again_until_its_lease_runs_out(env: En
         .unwrap();
     assert_eq!(retried[0].attempts, 1);
 
-    env.store.complete(id).await.unwrap();
+    env.store.complete(&[id]).await.unwrap();
     let far = retry_at + Duration::days(1);
     assert!(env.store.claim(10, far, far).await.unwrap().is_empty());
 }

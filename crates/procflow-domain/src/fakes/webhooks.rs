@@ -1,0 +1,461 @@
+//! `WebhookStore`, `DeliveryQueue` and `EventFeed` in memory, as PostgreSQL keeps them; a
+//! scripted `WebhookSender`; a `WorkSignal` rung by hand.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Mutex, PoisonError};
+use std::task::{Context, Poll, Waker};
+
+use async_trait::async_trait;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::store::{InMemoryStore, paginate};
+use crate::error::{DomainError, DomainResult, Resource};
+use crate::event::Event;
+use crate::ids::{DeliveryId, TeamId, WebhookId};
+use crate::ports::{
+    Backlog, DeliveryQueue, EventFeed, WebhookDecision, WebhookSender, WebhookStore, WorkSignal,
+};
+use crate::values::{Page, PageRequest};
+use crate::webhook::{
+    AttemptOutcome, ClaimedDelivery, Delivery, DeliveryFilter, DeliveryOrigin, DeliveryStatus,
+    EndpointEffect, NewDelivery, Settlement, WebhookEndpoint, WebhookEvent, webhook_event,
+};
+
+/// A delivery with what only the queue sees: its lease and when it is due.
+#[derive(Debug)]
+pub(crate) struct DeliveryRow {
+    delivery: Delivery,
+    lease: Option<Uuid>,
+    due_at: OffsetDateTime,
+}
+
+fn not_found_webhook() -> DomainError {
+    DomainError::NotFound(Resource::Webhook)
+}
+
+#[async_trait]
+impl WebhookStore for InMemoryStore {
+    async fn insert_webhook(&self, endpoint: &WebhookEndpoint) -> DomainResult<()> {
+        let mut state = self.state();
+        if state
+            .webhooks
+            .iter()
+            .any(|w| w.team_id == endpoint.team_id && w.id == endpoint.id)
+        {
+            return Err(DomainError::Conflict(
+                "a record with this id exists already".into(),
+            ));
+        }
+        state.webhooks.push(endpoint.clone());
+        Ok(())
+    }
+
+    async fn list_webhooks(
+        &self,
+        team: TeamId,
+        page: PageRequest,
+    ) -> DomainResult<Page<WebhookEndpoint>> {
+        let state = self.state();
+        let mut endpoints: Vec<WebhookEndpoint> = state
+            .webhooks
+            .iter()
+            .filter(|w| w.team_id == team)
+            .cloned()
+            .collect();
+        endpoints.sort_by_key(|w| (w.created_at, w.id));
+        paginate(&endpoints, page, |w| w.id.as_uuid())
+    }
+
+    async fn get_webhook(&self, team: TeamId, id: WebhookId) -> DomainResult<WebhookEndpoint> {
+        self.state()
+            .webhooks
+            .iter()
+            .find(|w| w.team_id == team && w.id == id)
+            .cloned()
+            .ok_or_else(not_found_webhook)
+    }
+
+    async fn update_webhook(
+        &self,
+        team: TeamId,
+        id: WebhookId,
+        decide: &WebhookDecision<'_>,
+    ) -> DomainResult<WebhookEndpoint> {
+        let mut state = self.state();
+        let endpoint = state
+            .webhooks
+            .iter_mut()
+            .find(|w| w.team_id == team && w.id == id)
+            .ok_or_else(not_found_webhook)?;
+        let next = decide(endpoint)?;
+        *endpoint = next.clone();
+        Ok(next)
+    }
+
+    async fn delete_webhook(&self, team: TeamId, id: WebhookId) -> DomainResult<()> {
+        let mut state = self.state();
+        let before = state.webhooks.len();
+        state
+            .webhooks
+            .retain(|w| !(w.team_id == team && w.id == id));
+        if state.webhooks.len() == before {
+            return Err(not_found_webhook());
+        }
+        state
+            .deliveries
+            .retain(|row| !(row.delivery.team_id == team && row.delivery.webhook_id == id));
+        Ok(())
+    }
+
+    async fn enabled_webhooks(&self, teams: &[TeamId]) -> DomainResult<Vec<WebhookEndpoint>> {
+        Ok(self
+            .state()
+            .webhooks
+            .iter()
+            .filter(|w| w.enabled && teams.contains(&w.team_id))
+            .cloned()
+            .collect())
+    }
+}
+
+#[async_trait]
+impl DeliveryQueue for InMemoryStore {
+    async fn enqueue(&self, deliveries: &[NewDelivery]) -> DomainResult<()> {
+        let mut state = self.state();
+        for new in deliveries {
+            let endpoint_exists = state
+                .webhooks
+                .iter()
+                .any(|w| w.team_id == new.team_id && w.id == new.webhook_id);
+            let repeated = new.origin == DeliveryOrigin::Event
+                && state.deliveries.iter().any(|row| {
+                    let d = &row.delivery;
+                    d.origin == DeliveryOrigin::Event
+                        && d.team_id == new.team_id
+                        && d.webhook_id == new.webhook_id
+                        && d.event_id == new.event_id
+                });
+            if !endpoint_exists || repeated {
+                continue;
+            }
+            state.deliveries.push(DeliveryRow {
+                delivery: Delivery {
+                    id: new.id,
+                    team_id: new.team_id,
+                    webhook_id: new.webhook_id,
+                    event_id: new.event_id,
+                    event: new.event,
+                    origin: new.origin,
+                    status: DeliveryStatus::Pending,
+                    attempts: 0,
+                    response_status: None,
+                    response_body: None,
+                    error: None,
+                    payload: new.payload.clone(),
+                    created_at: new.created_at,
+                    last_attempt_at: None,
+                    next_attempt_at: Some(new.created_at),
+                },
+                lease: None,
+                due_at: new.created_at,
+            });
+        }
+        Ok(())
+    }
+
+    async fn claim_due(
+        &self,
+        limit: usize,
+        now: OffsetDateTime,
+        lease_until: OffsetDateTime,
+        lease: Uuid,
+    ) -> DomainResult<Vec<ClaimedDelivery>> {
+        let mut state = self.state();
+        let mut due: Vec<usize> = state
+            .deliveries
+            .iter()
+            .enumerate()
+            .filter(|(_, row)| {
+                matches!(
+                    row.delivery.status,
+                    DeliveryStatus::Pending | DeliveryStatus::Delivering
+                ) && row.due_at <= now
+            })
+            .map(|(i, _)| i)
+            .collect();
+        due.sort_by_key(|&i| (state.deliveries[i].due_at, state.deliveries[i].delivery.id));
+        due.truncate(limit);
+        let mut claimed = Vec::with_capacity(due.len());
+        for i in due {
+            let row = &mut state.deliveries[i];
+            row.lease = Some(lease);
+            row.due_at = lease_until;
+            row.delivery.status = DeliveryStatus::Delivering;
+            row.delivery.attempts += 1;
+            row.delivery.last_attempt_at = Some(now);
+            row.delivery.next_attempt_at = None;
+            let d = row.delivery.clone();
+            let Some(endpoint) = state
+                .webhooks
+                .iter()
+                .find(|w| w.team_id == d.team_id && w.id == d.webhook_id)
+            else {
+                continue;
+            };
+            claimed.push(ClaimedDelivery {
+                id: d.id,
+                team_id: d.team_id,
+                webhook_id: d.webhook_id,
+                event_id: d.event_id,
+                event: d.event,
+                origin: d.origin,
+                attempt: d.attempts,
+                lease,
+                payload: d.payload,
+                url: endpoint.url.clone(),
+                secrets: endpoint.secrets.clone(),
+                endpoint_enabled: endpoint.enabled,
+            });
+        }
+        Ok(claimed)
+    }
+
+    async fn settle(
+        &self,
+        claimed: &ClaimedDelivery,
+        settlement: &Settlement,
+    ) -> DomainResult<bool> {
+        let mut state = self.state();
+        let Some(row) = state.deliveries.iter_mut().find(|row| {
+            row.delivery.team_id == claimed.team_id
+                && row.delivery.id == claimed.id
+                && row.lease == Some(claimed.lease)
+                && row.delivery.status == DeliveryStatus::Delivering
+        }) else {
+            return Ok(false);
+        };
+        row.lease = None;
+        let d = &mut row.delivery;
+        d.status = settlement.status;
+        d.response_status = settlement.response_status;
+        d.response_body.clone_from(&settlement.response_body);
+        d.error.clone_from(&settlement.error);
+        d.last_attempt_at = Some(settlement.attempted_at);
+        d.next_attempt_at = settlement.next_attempt_at;
+        if let Some(next) = settlement.next_attempt_at {
+            row.due_at = next;
+        }
+        let delivered = match settlement.endpoint {
+            EndpointEffect::None => return Ok(true),
+            EndpointEffect::Delivered => true,
+            EndpointEffect::Failed => false,
+        };
+        if let Some(endpoint) = state
+            .webhooks
+            .iter_mut()
+            .find(|w| w.team_id == claimed.team_id && w.id == claimed.webhook_id)
+        {
+            *endpoint = endpoint.after_delivery(delivered);
+        }
+        Ok(true)
+    }
+
+    async fn release(&self, lease: Uuid, now: OffsetDateTime) -> DomainResult<u64> {
+        let mut released = 0;
+        for row in &mut self.state().deliveries {
+            if row.lease == Some(lease) && row.delivery.status == DeliveryStatus::Delivering {
+                row.lease = None;
+                row.due_at = now;
+                row.delivery.status = DeliveryStatus::Pending;
+                row.delivery.attempts = row.delivery.attempts.saturating_sub(1);
+                row.delivery.next_attempt_at = Some(now);
+                released += 1;
+            }
+        }
+        Ok(released)
+    }
+
+    async fn list_deliveries(
+        &self,
+        team: TeamId,
+        webhook: WebhookId,
+        filter: DeliveryFilter,
+        page: PageRequest,
+    ) -> DomainResult<Page<Delivery>> {
+        let state = self.state();
+        if !state
+            .webhooks
+            .iter()
+            .any(|w| w.team_id == team && w.id == webhook)
+        {
+            return Err(not_found_webhook());
+        }
+        let mut deliveries: Vec<Delivery> = state
+            .deliveries
+            .iter()
+            .map(|row| &row.delivery)
+            .filter(|d| d.team_id == team && d.webhook_id == webhook)
+            .filter(|d| filter.status.is_none_or(|s| d.status == s))
+            .cloned()
+            .collect();
+        deliveries.sort_by_key(|d| std::cmp::Reverse(d.id));
+        paginate(&deliveries, page, |d| d.id.as_uuid())
+    }
+
+    async fn get_delivery(&self, team: TeamId, id: DeliveryId) -> DomainResult<Delivery> {
+        self.state()
+            .deliveries
+            .iter()
+            .map(|row| &row.delivery)
+            .find(|d| d.team_id == team && d.id == id)
+            .cloned()
+            .ok_or(DomainError::NotFound(Resource::Delivery))
+    }
+
+    async fn sweep_deliveries(&self, before: OffsetDateTime) -> DomainResult<u64> {
+        let mut state = self.state();
+        let count = state.deliveries.len();
+        state.deliveries.retain(|row| {
+            let d = &row.delivery;
+            !(d.created_at < before
+                && matches!(d.status, DeliveryStatus::Delivered | DeliveryStatus::Failed))
+        });
+        Ok(u64::try_from(count - state.deliveries.len()).unwrap_or(u64::MAX))
+    }
+
+    async fn backlog(&self) -> DomainResult<Backlog> {
+        let state = self.state();
+        let waiting = state
+            .deliveries
+            .iter()
+            .map(|row| &row.delivery)
+            .filter(|d| {
+                matches!(
+                    d.status,
+                    DeliveryStatus::Pending | DeliveryStatus::Delivering
+                )
+            });
+        let (pending, oldest) = waiting.fold((0, None), |(n, oldest), d| {
+            let oldest = match oldest {
+                Some(at) if at <= d.created_at => Some(at),
+                _ => Some(d.created_at),
+            };
+            (n + 1, oldest)
+        });
+        Ok(Backlog { pending, oldest })
+    }
+}
+
+#[async_trait]
+impl EventFeed for InMemoryStore {
+    async fn list_events(
+        &self,
+        team: TeamId,
+        event: Option<WebhookEvent>,
+        page: PageRequest,
+    ) -> DomainResult<Page<Event>> {
+        let state = self.state();
+        let mut events: Vec<Event> = state
+            .outbox
+            .iter()
+            .map(|row| &row.event)
+            .filter(|e| e.team_id == team)
+            .filter(|e| match webhook_event(&e.payload) {
+                Some(name) => event.is_none_or(|wanted| wanted == name),
+                None => false,
+            })
+            .cloned()
+            .collect();
+        events.sort_by_key(|e| (e.occurred_at, e.id));
+        paginate(&events, page, |e| e.id.as_uuid())
+    }
+}
+
+/// A [`WebhookSender`] answering from a script (then 200 once it runs out) and remembering
+/// what it was asked to send.
+#[derive(Debug, Default)]
+pub struct ScriptedSender {
+    script: Mutex<VecDeque<AttemptOutcome>>,
+    sent: Mutex<Vec<ClaimedDelivery>>,
+}
+
+impl ScriptedSender {
+    /// A sender that answers these outcomes in order, then 200.
+    #[must_use]
+    pub fn answering(outcomes: impl IntoIterator<Item = AttemptOutcome>) -> Self {
+        Self {
+            script: Mutex::new(outcomes.into_iter().collect()),
+            sent: Mutex::default(),
+        }
+    }
+
+    /// Every delivery sent so far, in order.
+    #[must_use]
+    pub fn sent(&self) -> Vec<ClaimedDelivery> {
+        self.sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+#[async_trait]
+impl WebhookSender for ScriptedSender {
+    async fn send(&self, delivery: &ClaimedDelivery, _now: OffsetDateTime) -> AttemptOutcome {
+        self.sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(delivery.clone());
+        self.script
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front()
+            .unwrap_or(AttemptOutcome::Response {
+                status: 200,
+                body: String::new(),
+                retry_after: None,
+            })
+    }
+}
+
+/// A [`WorkSignal`] rung by [`ManualSignal::ring`]: `wait` returns once a ring came after the
+/// previous `wait` returned.
+#[derive(Debug, Default)]
+pub struct ManualSignal(Mutex<(bool, Vec<Waker>)>);
+
+impl ManualSignal {
+    /// Wakes the waiter, or the next one.
+    pub fn ring(&self) {
+        let mut state = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        state.0 = true;
+        for waker in state.1.drain(..) {
+            waker.wake();
+        }
+    }
+}
+
+struct Rung<'a>(&'a ManualSignal);
+
+impl Future for Rung<'_> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let mut state = self.0.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if std::mem::take(&mut state.0) {
+            Poll::Ready(())
+        } else {
+            state.1.push(cx.waker().clone());
+            Poll::Pending
+        }
+    }
+}
+
+#[async_trait]
+impl WorkSignal for ManualSignal {
+    async fn wait(&self) {
+        Rung(self).await;
+    }
+}

@@ -22,6 +22,8 @@ else
   server="${DATABASE_URL%/*}"
 fi
 export DATABASE_URL="$server/procflow_schema_$$"
+# diesel_cli adds its own setup migration to the folder when it finds none: not ours, removed.
+cleanup+=("rm -rf migrations/00000000000000_diesel_initial_setup")
 diesel database reset --migration-dir migrations >/dev/null
 cleanup+=("diesel database drop >/dev/null 2>&1 || true")
 diesel print-schema > crates/procflow-postgres/src/schema.rs

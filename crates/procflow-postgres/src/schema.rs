@@ -39,7 +39,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    outbox (id) {
+    outbox (team_id, id) {
         id -> Uuid,
         team_id -> Uuid,
         kind -> Text,

@@ -29,6 +29,7 @@ mod conformance {
     pub mod support;
     pub mod teams;
     pub mod templates;
+    pub mod tenancy;
     pub mod webhooks;
     pub mod windows;
 }

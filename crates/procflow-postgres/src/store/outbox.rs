@@ -37,7 +37,7 @@ impl Outbox for PgStore {
         let rows: Vec<Claimed> = diesel::sql_query(
             "WITH claimed AS ( \
                UPDATE outbox SET leased_until = $1 \
-               WHERE id IN (SELECT id FROM outbox \
+               WHERE (team_id, id) IN (SELECT team_id, id FROM outbox \
                             WHERE delivered_at IS NULL AND due_at <= $2 \
                               AND (leased_until IS NULL OR leased_until <= $2) \
                             ORDER BY due_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) \
@@ -66,30 +66,40 @@ impl Outbox for PgStore {
         }
         let ids: Vec<uuid::Uuid> = ids.iter().map(EventId::as_uuid).collect();
         let mut conn = self.conn().await?;
-        diesel::update(outbox::table.filter(outbox::id.eq_any(ids)))
-            .set((
-                outbox::delivered_at.eq(diesel::dsl::now),
-                outbox::leased_until.eq(None::<OffsetDateTime>),
-            ))
-            .execute(&mut conn)
-            .await
-            .map(|_| ())
-            .map_err(db_error)
+        // `delivered_at IS NULL` lets the planner use `outbox_pending_id`: the key is
+        // (team_id, id), and only undelivered events are settled.
+        diesel::update(
+            outbox::table
+                .filter(outbox::id.eq_any(ids))
+                .filter(outbox::delivered_at.is_null()),
+        )
+        .set((
+            outbox::delivered_at.eq(diesel::dsl::now),
+            outbox::leased_until.eq(None::<OffsetDateTime>),
+        ))
+        .execute(&mut conn)
+        .await
+        .map(|_| ())
+        .map_err(db_error)
     }
 
     async fn retry(&self, id: EventId, retry_at: OffsetDateTime, error: &str) -> DomainResult<()> {
         let mut conn = self.conn().await?;
-        diesel::update(outbox::table.filter(outbox::id.eq(id.as_uuid())))
-            .set((
-                outbox::attempts.eq(outbox::attempts + 1),
-                outbox::due_at.eq(retry_at),
-                outbox::leased_until.eq(None::<OffsetDateTime>),
-                outbox::last_error.eq(error),
-            ))
-            .execute(&mut conn)
-            .await
-            .map(|_| ())
-            .map_err(db_error)
+        diesel::update(
+            outbox::table
+                .filter(outbox::id.eq(id.as_uuid()))
+                .filter(outbox::delivered_at.is_null()),
+        )
+        .set((
+            outbox::attempts.eq(outbox::attempts + 1),
+            outbox::due_at.eq(retry_at),
+            outbox::leased_until.eq(None::<OffsetDateTime>),
+            outbox::last_error.eq(error),
+        ))
+        .execute(&mut conn)
+        .await
+        .map(|_| ())
+        .map_err(db_error)
     }
 
     async fn sweep_events(&self, before: OffsetDateTime) -> DomainResult<u64> {
@@ -98,7 +108,7 @@ impl Outbox for PgStore {
         let mut swept = 0;
         loop {
             let deleted = diesel::sql_query(
-                "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox \
+                "DELETE FROM outbox WHERE (team_id, id) IN (SELECT team_id, id FROM outbox \
                  WHERE delivered_at IS NOT NULL AND occurred_at < $1 LIMIT 5000)",
             )
             .bind::<Timestamptz, _>(before)

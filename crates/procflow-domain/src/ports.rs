@@ -473,12 +473,24 @@ pub enum IdempotencyBegin {
     Mismatch,
 }
 
+/// How long `Idempotency-Key` records count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyLifetimes {
+    /// A record with its response is replayed for this long (API contract 10: 24 hours).
+    pub answered: Duration,
+    /// A record still without a response holds its key for this long: past it, the request
+    /// is taken to have died with its instance, and the key is free again. It must be longer
+    /// than any request runs.
+    pub in_flight: Duration,
+}
+
 /// `Idempotency-Key` records, per team, shared by every server instance.
 #[async_trait]
 pub trait IdempotencyStore: Send + Sync {
     /// Claims `key` for a request whose method, path and body hash to `request_hash`, or
     /// says why not. Of any number of concurrent calls with one key, exactly one MUST get
-    /// `Started`. A record older than `ttl` MUST be treated as absent.
+    /// `Started`. A record older than `lifetimes.answered`, or still in flight and older than
+    /// `lifetimes.in_flight`, MUST be treated as absent.
     ///
     /// # Errors
     /// Only store failures.
@@ -488,7 +500,7 @@ pub trait IdempotencyStore: Send + Sync {
         key: &str,
         request_hash: &[u8; 32],
         now: OffsetDateTime,
-        ttl: Duration,
+        lifetimes: KeyLifetimes,
     ) -> DomainResult<IdempotencyBegin>;
 
     /// Records the response of a request that `begin` started.
@@ -509,6 +521,13 @@ pub trait IdempotencyStore: Send + Sync {
     /// # Errors
     /// Only store failures.
     async fn abandon(&self, team: TeamId, key: &str) -> DomainResult<()>;
+
+    /// Deletes the records that `begin` treats as absent at `now` (of every team), and
+    /// answers how many.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn sweep_keys(&self, now: OffsetDateTime, lifetimes: KeyLifetimes) -> DomainResult<u64>;
 }
 
 /// Figures about the store for metrics.

@@ -11,6 +11,7 @@
 
 mod intake;
 pub mod key;
+mod sweep;
 
 use actix_web::body::{self, BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
@@ -19,12 +20,13 @@ use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpMessage, HttpResponse};
-use procflow_domain::ports::{IdempotencyBegin, StoredResponse};
+use procflow_domain::ports::{IdempotencyBegin, KeyLifetimes, StoredResponse};
 use procflow_domain::team::Team;
 use time::Duration;
 
 use self::intake::read_body;
 pub use self::key::IdempotencyKey;
+pub use self::sweep::{KeySweep, SWEEP_EVERY};
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
@@ -38,6 +40,18 @@ pub const REPLAYED: &str = "idempotency-replayed";
 
 /// How long a key is kept.
 pub const TTL: Duration = Duration::hours(24);
+
+/// How long a key whose request has not answered yet stays held: past it, its instance is
+/// taken to have died mid-request, and a retry runs. Far longer than a request takes (each
+/// waits at most 5 s for a connection and runs a few short statements); a request still
+/// running after it could run twice.
+pub const IN_FLIGHT_LEASE: Duration = Duration::seconds(60);
+
+/// The lifetimes of the records.
+pub const LIFETIMES: KeyLifetimes = KeyLifetimes {
+    answered: TTL,
+    in_flight: IN_FLIGHT_LEASE,
+};
 
 /// Whether requests of `method` may carry an `Idempotency-Key`: `POST` and `PATCH`, whose
 /// retries would otherwise do the work again (a batch completing tasks, say). `PUT` and
@@ -115,10 +129,13 @@ async fn claim(mut request: ServiceRequest, state: &AppState, team: &Team) -> Cl
     let hash = key::request_hash(request.method().as_str(), if_match.as_deref(), path, &body);
     request.set_payload(Payload::from(body));
     let now = state.services.clock.now();
+    state
+        .key_sweep
+        .start_if_due(&state.services.idempotency, now, LIFETIMES);
     let outcome = match state
         .services
         .idempotency
-        .begin(team.id, key.as_str(), &hash, now, TTL)
+        .begin(team.id, key.as_str(), &hash, now, LIFETIMES)
         .await
     {
         Ok(IdempotencyBegin::Started) => return Claim::Started(request, key),

@@ -94,6 +94,8 @@ pub struct AppState {
     pub gate: RateLimitGate,
     /// The configuration.
     pub config: HttpConfig,
+    /// When this instance next sweeps expired `Idempotency-Key` records.
+    pub key_sweep: idempotency::KeySweep,
 }
 
 impl AppState {
@@ -130,6 +132,7 @@ pub fn serve(
         services,
         gate,
         config,
+        key_sweep: idempotency::KeySweep::new(),
     });
     let server = HttpServer::new(move || {
         let body_limit = state.config.body_limit_bytes;

@@ -342,3 +342,36 @@ async fn an_unknown_route_is_404_with_a_key_and_counts_nothing() {
     reply.data(201);
     assert!(!replayed(&reply));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_left_in_flight_by_a_dead_instance_is_free_after_its_lease() {
+    let app = TestApp::spawn().await;
+    let body = json!({"template_id": app.template.id});
+    let lease = procflow_http::idempotency::IN_FLIGHT_LEASE.whole_seconds();
+    // What an instance killed mid-request leaves: a claim without an answer, and what a
+    // request still running holds, a moment old.
+    procflow_testkit::execute_sql(
+        app.db_url(),
+        &format!(
+            "INSERT INTO idempotency_keys (team_id, key, request_hash, created_at) VALUES \
+             ('{team}', 'died', '\\x00', now() - interval '{died} seconds'), \
+             ('{team}', 'running', '\\x00', now() - interval '5 seconds')",
+            team = app.team.id,
+            died = lease + 1,
+        ),
+    )
+    .await;
+
+    let retried = post_keyed(&app, RUNS, "died", &body).await;
+    retried.data(201);
+    assert!(!replayed(&retried));
+    assert_eq!(run_count(&app).await, 1, "the retry ran");
+    let again = post_keyed(&app, RUNS, "died", &body).await;
+    assert!(replayed(&again), "and is now the key's answer");
+    assert_eq!(again.text, retried.text);
+
+    post_keyed(&app, RUNS, "running", &body)
+        .await
+        .error(422, "idempotency_key_reused");
+    assert_eq!(run_count(&app).await, 1, "a live claim still holds its key");
+}

@@ -4,12 +4,12 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use time::{Duration, OffsetDateTime};
+use time::OffsetDateTime;
 
 use super::store::InMemoryStore;
 use crate::error::DomainResult;
 use crate::ids::TeamId;
-use crate::ports::{IdempotencyBegin, IdempotencyStore, StoredResponse};
+use crate::ports::{IdempotencyBegin, IdempotencyStore, KeyLifetimes, StoredResponse};
 
 /// The records, by team and `Idempotency-Key`.
 pub(super) type IdempotencyRecords = HashMap<(TeamId, String), Record>;
@@ -24,6 +24,15 @@ pub(super) struct Record {
 }
 
 impl Record {
+    /// Whether `begin` still counts the record at `now`.
+    fn live(&self, now: OffsetDateTime, lifetimes: KeyLifetimes) -> bool {
+        let lifetime = match self.response {
+            Some(_) => lifetimes.answered,
+            None => lifetimes.in_flight,
+        };
+        self.created_at >= now - lifetime
+    }
+
     /// Where a request hashing to `request_hash` stands against this live record.
     fn outcome(&self, request_hash: &[u8; 32]) -> IdempotencyBegin {
         if &self.request_hash != request_hash {
@@ -44,13 +53,13 @@ impl IdempotencyStore for InMemoryStore {
         key: &str,
         request_hash: &[u8; 32],
         now: OffsetDateTime,
-        ttl: Duration,
+        lifetimes: KeyLifetimes,
     ) -> DomainResult<IdempotencyBegin> {
         let mut state = self.state();
         let slot = (team, key.to_owned());
-        // A record older than the TTL counts as absent: the claim replaces it.
+        // A record past its lifetime counts as absent: the claim replaces it.
         if let Some(record) = state.idempotency.get(&slot)
-            && record.created_at >= now - ttl
+            && record.live(now, lifetimes)
         {
             return Ok(record.outcome(request_hash));
         }
@@ -94,5 +103,14 @@ impl IdempotencyStore for InMemoryStore {
             state.idempotency.remove(&slot);
         }
         Ok(())
+    }
+
+    async fn sweep_keys(&self, now: OffsetDateTime, lifetimes: KeyLifetimes) -> DomainResult<u64> {
+        let mut state = self.state();
+        let before = state.idempotency.len();
+        state
+            .idempotency
+            .retain(|_, record| record.live(now, lifetimes));
+        Ok((before - state.idempotency.len()) as u64)
     }
 }

@@ -6,12 +6,12 @@ use async_trait::async_trait;
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::sql_types::{Binary, Bool, Text, Timestamptz, Untyped, Uuid as SqlUuid};
+use diesel::sql_types::{BigInt, Binary, Bool, Text, Timestamptz, Untyped, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use procflow_domain::error::{DomainResult, StoreError};
 use procflow_domain::ids::TeamId;
-use procflow_domain::ports::{IdempotencyBegin, IdempotencyStore, StoredResponse};
-use time::{Duration, OffsetDateTime};
+use procflow_domain::ports::{IdempotencyBegin, IdempotencyStore, KeyLifetimes, StoredResponse};
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::PgStore;
@@ -19,11 +19,12 @@ use crate::error::{corrupt, db_error};
 use crate::schema::idempotency_keys;
 
 /// Claims a key, after the binds (`team_id`, `key`, `request_hash`, `now`, `since` =
-/// `now - ttl`).
+/// `now - answered`, `stale` = `now - in_flight`).
 ///
 /// - No row: the insert creates one, in flight (no response yet), and answers `started`.
-/// - A row older than the TTL (`created_at < since`) counts as absent: the update replaces it
-///   with this request's, in flight, and answers `started`.
+/// - A row older than its lifetime (`created_at < since`, or in flight and
+///   `created_at < stale`: its request died with its instance) counts as absent: the update
+///   replaces it with this request's, in flight, and answers `started`.
 /// - A live row: the update's `WHERE` refuses and no row is answered; the caller then reads
 ///   the row (this statement's snapshot cannot see a row a concurrent call inserted).
 ///
@@ -37,6 +38,7 @@ ON CONFLICT (team_id, key) DO UPDATE \
 SET request_hash = EXCLUDED.request_hash, response_status = NULL, response_body = NULL, \
     created_at = EXCLUDED.created_at, completed_at = NULL \
 WHERE k.created_at < (SELECT since FROM args) \
+   OR (k.response_status IS NULL AND k.created_at < (SELECT stale FROM args)) \
 RETURNING true AS started";
 
 /// How often a claim is tried when the row it lost to disappears before it is read (its
@@ -52,6 +54,7 @@ struct ClaimQuery<'a> {
     request_hash: &'a [u8],
     now: OffsetDateTime,
     since: OffsetDateTime,
+    stale: OffsetDateTime,
 }
 
 impl QueryId for ClaimQuery<'_> {
@@ -75,7 +78,9 @@ impl QueryFragment<Pg> for ClaimQuery<'_> {
         out.push_bind_param::<Timestamptz, _>(&self.now)?;
         out.push_sql(" AS now, ");
         out.push_bind_param::<Timestamptz, _>(&self.since)?;
-        out.push_sql(" AS since) ");
+        out.push_sql(" AS since, ");
+        out.push_bind_param::<Timestamptz, _>(&self.stale)?;
+        out.push_sql(" AS stale) ");
         out.push_sql(CLAIM_AFTER_ARGS);
         Ok(())
     }
@@ -99,6 +104,15 @@ struct KeyRow {
 }
 
 impl KeyRow {
+    /// Whether `begin` still counts the row (see [`CLAIM_AFTER_ARGS`]).
+    fn live(&self, since: OffsetDateTime, stale: OffsetDateTime) -> bool {
+        let born_after = match self.response_status {
+            Some(_) => since,
+            None => stale.max(since),
+        };
+        self.created_at >= born_after
+    }
+
     /// Where a request hashing to `request_hash` stands against this live row.
     fn outcome(self, request_hash: &[u8; 32]) -> DomainResult<IdempotencyBegin> {
         if self.request_hash.as_slice() != request_hash.as_slice() {
@@ -123,10 +137,10 @@ impl IdempotencyStore for PgStore {
         key: &str,
         request_hash: &[u8; 32],
         now: OffsetDateTime,
-        ttl: Duration,
+        lifetimes: KeyLifetimes,
     ) -> DomainResult<IdempotencyBegin> {
         let mut conn = self.conn().await?;
-        let since = now - ttl;
+        let (since, stale) = (now - lifetimes.answered, now - lifetimes.in_flight);
         for _ in 0..ATTEMPTS {
             let claim = ClaimQuery {
                 team_id: team.as_uuid(),
@@ -134,6 +148,7 @@ impl IdempotencyStore for PgStore {
                 request_hash,
                 now,
                 since,
+                stale,
             };
             let claimed: Vec<Claimed> = claim.load(&mut conn).await.map_err(db_error)?;
             if !claimed.is_empty() {
@@ -148,7 +163,7 @@ impl IdempotencyStore for PgStore {
                 .optional()
                 .map_err(db_error)?;
             match row {
-                Some(row) if row.created_at >= since => return row.outcome(request_hash),
+                Some(row) if row.live(since, stale) => return row.outcome(request_hash),
                 // Released or expired since the claim: claim again.
                 _ => {}
             }
@@ -193,4 +208,41 @@ impl IdempotencyStore for PgStore {
             .map(|_| ())
             .map_err(db_error)
     }
+
+    async fn sweep_keys(&self, now: OffsetDateTime, lifetimes: KeyLifetimes) -> DomainResult<u64> {
+        let mut conn = self.conn().await?;
+        let mut swept = 0;
+        // Answered records past their day, then abandoned in-flight ones past their lease,
+        // each through its index on created_at, in batches that hold no lock for long.
+        for (sql, before) in [
+            (SWEEP_EXPIRED, now - lifetimes.answered),
+            (SWEEP_STALE, now - lifetimes.in_flight),
+        ] {
+            loop {
+                let deleted = diesel::sql_query(sql)
+                    .bind::<Timestamptz, _>(before)
+                    .bind::<BigInt, _>(SWEEP_BATCH)
+                    .execute(&mut conn)
+                    .await
+                    .map_err(db_error)?;
+                swept += deleted as u64;
+                if (deleted as i64) < SWEEP_BATCH {
+                    break;
+                }
+            }
+        }
+        Ok(swept)
+    }
 }
+
+/// Rows deleted per statement of a sweep.
+const SWEEP_BATCH: i64 = 5000;
+
+const SWEEP_EXPIRED: &str = "\
+DELETE FROM idempotency_keys WHERE (team_id, key) IN ( \
+    SELECT team_id, key FROM idempotency_keys WHERE created_at < $1 LIMIT $2)";
+
+const SWEEP_STALE: &str = "\
+DELETE FROM idempotency_keys WHERE (team_id, key) IN ( \
+    SELECT team_id, key FROM idempotency_keys \
+    WHERE response_status IS NULL AND created_at < $1 LIMIT $2)";

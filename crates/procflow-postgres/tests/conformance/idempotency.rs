@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use procflow_domain::ids::TeamId;
-use procflow_domain::ports::{IdempotencyBegin, StoredResponse};
+use procflow_domain::ports::{IdempotencyBegin, KeyLifetimes, StoredResponse};
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 
@@ -13,6 +13,11 @@ use super::env::{Env, Store, conformance_test};
 
 const T0: OffsetDateTime = datetime!(2026-03-01 9:00 UTC);
 const TTL: Duration = Duration::hours(24);
+const LEASE: Duration = Duration::seconds(60);
+const LIFETIMES: KeyLifetimes = KeyLifetimes {
+    answered: TTL,
+    in_flight: LEASE,
+};
 const FIRST: [u8; 32] = [1; 32];
 const SECOND: [u8; 32] = [2; 32];
 
@@ -23,7 +28,7 @@ async fn begin(
     hash: &[u8; 32],
     now: OffsetDateTime,
 ) -> IdempotencyBegin {
-    store.begin(team, key, hash, now, TTL).await.unwrap()
+    store.begin(team, key, hash, now, LIFETIMES).await.unwrap()
 }
 
 fn created(body: &str) -> StoredResponse {
@@ -164,14 +169,10 @@ async fn a_record_older_than_the_ttl_counts_as_absent(env: Env) {
         IdempotencyBegin::Started
     );
 
-    // At exactly the TTL the records still hold.
+    // At exactly the TTL the answered record still holds.
     assert_eq!(
         begin(store, team, "done", &FIRST, T0 + TTL).await,
         IdempotencyBegin::Replay(created("old"))
-    );
-    assert_eq!(
-        begin(store, team, "stuck", &FIRST, T0 + TTL).await,
-        IdempotencyBegin::InFlight
     );
 
     // Past it, a finished, an in-flight and a mismatching request all start afresh.
@@ -186,7 +187,7 @@ async fn a_record_older_than_the_ttl_counts_as_absent(env: Env) {
     );
     // The replacement is a fresh record: in flight, for the new request, from `later`.
     assert_eq!(
-        begin(store, team, "done", &SECOND, later + TTL).await,
+        begin(store, team, "done", &SECOND, later + LEASE).await,
         IdempotencyBegin::InFlight
     );
     store
@@ -196,6 +197,77 @@ async fn a_record_older_than_the_ttl_counts_as_absent(env: Env) {
     assert_eq!(
         begin(store, team, "done", &SECOND, later).await,
         IdempotencyBegin::Replay(created("new"))
+    );
+}
+
+conformance_test!(a_request_in_flight_past_its_lease_frees_its_key);
+async fn a_request_in_flight_past_its_lease_frees_its_key(env: Env) {
+    let (store, team) = (&env.store, env.team.id);
+
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, T0).await,
+        IdempotencyBegin::Started
+    );
+    // Its instance died: no finish, no abandon. Up to the lease the key is held.
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, T0 + LEASE).await,
+        IdempotencyBegin::InFlight
+    );
+    // Past it, the retry runs, and holds the key in its turn.
+    let retry = T0 + LEASE + Duration::seconds(1);
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, retry).await,
+        IdempotencyBegin::Started
+    );
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, retry + LEASE).await,
+        IdempotencyBegin::InFlight
+    );
+    // Once answered, the record lasts its day, far beyond the lease.
+    store
+        .finish(team, "k1", &created("retried"), retry)
+        .await
+        .unwrap();
+    assert_eq!(
+        begin(store, team, "k1", &FIRST, retry + Duration::hours(23)).await,
+        IdempotencyBegin::Replay(created("retried"))
+    );
+}
+
+conformance_test!(a_sweep_deletes_what_begin_no_longer_counts_and_keeps_the_rest);
+async fn a_sweep_deletes_what_begin_no_longer_counts_and_keeps_the_rest(env: Env) {
+    let (store, team, other) = (&env.store, env.team.id, env.other.id);
+    let now = T0 + TTL + Duration::seconds(1);
+    for (team, key, at, answered) in [
+        (team, "old", T0, true),
+        (other, "old", T0, true),
+        (team, "recent", now - Duration::hours(1), true),
+        (team, "dead", now - Duration::minutes(2), false),
+        (team, "running", now - Duration::seconds(10), false),
+    ] {
+        assert_eq!(
+            begin(store, team, key, &FIRST, at).await,
+            IdempotencyBegin::Started
+        );
+        if answered {
+            store.finish(team, key, &created(key), at).await.unwrap();
+        }
+    }
+
+    assert_eq!(store.sweep_keys(now, LIFETIMES).await.unwrap(), 3);
+    assert_eq!(store.sweep_keys(now, LIFETIMES).await.unwrap(), 0);
+    assert_eq!(
+        begin(store, team, "recent", &FIRST, now).await,
+        IdempotencyBegin::Replay(created("recent"))
+    );
+    assert_eq!(
+        begin(store, team, "running", &FIRST, now).await,
+        IdempotencyBegin::InFlight
+    );
+    // Another request with a swept key is no mismatch: the key is free.
+    assert_eq!(
+        begin(store, team, "old", &SECOND, now).await,
+        IdempotencyBegin::Started
     );
 }
 
@@ -238,7 +310,7 @@ async fn of_50_concurrent_begins_from_two_instances_exactly_one_starts(env: Env)
         let calls: Vec<_> = (0..50)
             .map(|i| {
                 let store = Arc::clone(&instances[i % 2]);
-                tokio::spawn(async move { store.begin(team, "race", &FIRST, now, TTL).await })
+                tokio::spawn(async move { store.begin(team, "race", &FIRST, now, LIFETIMES).await })
             })
             .collect();
         let mut started = 0;

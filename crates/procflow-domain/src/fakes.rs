@@ -7,6 +7,7 @@
 mod clock;
 mod idempotency;
 mod ids;
+mod keys;
 mod outbox;
 mod rate_limits;
 mod runs;
@@ -18,5 +19,6 @@ mod windows;
 
 pub use clock::FixedClock;
 pub use ids::SequentialIds;
+pub use keys::ScriptedKeyChanges;
 pub use store::InMemoryStore;
 pub use webhooks::{ManualSignal, ScriptedSender};

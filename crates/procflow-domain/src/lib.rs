@@ -27,8 +27,8 @@ pub mod window;
 
 pub use error::{DomainError, DomainResult, ErrorCode, StoreError, ValidationError};
 pub use ports::{
-    Clock, DeliveryQueue, EventFeed, HealthCheck, IdGenerator, IdempotencyStore, Outbox,
-    RateLimiter, RunStore, StoreStats, TeamStore, TemplateStore, WebhookSender, WebhookStore,
-    WindowLimiter, WorkSignal,
+    Clock, DeliveryQueue, EventFeed, HealthCheck, IdGenerator, IdempotencyStore, KeyChanges,
+    Outbox, RateLimiter, RunStore, StoreStats, TeamStore, TemplateStore, WebhookSender,
+    WebhookStore, WindowLimiter, WorkSignal,
 };
 pub use service::{CreateRun, Ports, Procflow, UpdateTask, UpdateTasks};

@@ -431,6 +431,26 @@ pub trait RateLimiter: Send + Sync {
     ) -> DomainResult<Option<Admission>>;
 }
 
+/// A change that ends what an instance remembers about an API key (the rate-limit refusals
+/// it answers from memory): reported by [`KeyChanges::next`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyChange {
+    /// The key whose secret hashes to this was revoked.
+    Revoked([u8; 32]),
+    /// Anything may have changed (a team's subscription, or changes were missed while the
+    /// feed reconnected): forget everything remembered about keys.
+    Any,
+}
+
+/// Changes of API keys and teams as they are committed, by any instance or the admin CLI, so
+/// that a revoked key is refused at once even where its refusals are remembered.
+#[async_trait]
+pub trait KeyChanges: Send + Sync {
+    /// Waits for the next change since the previous call returned. A feed that may have
+    /// missed changes MUST answer [`KeyChange::Any`].
+    async fn next(&self) -> KeyChange;
+}
+
 /// Rolling-window counts kept under names and shared by every server instance: the guest
 /// page's limits on posts, per run and per client address (API contract 7.1).
 #[async_trait]

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use actix_web::{App, HttpServer, web};
 use procflow_domain::ports::{
-    Clock, HealthCheck, IdempotencyStore, RateLimiter, StoreStats, WindowLimiter,
+    Clock, HealthCheck, IdempotencyStore, KeyChanges, RateLimiter, StoreStats, WindowLimiter,
 };
 use procflow_domain::service::{Procflow, Webhooks};
 
@@ -82,6 +82,9 @@ pub struct Services {
     pub stats: Arc<dyn StoreStats>,
     /// `Idempotency-Key` records (API contract 10).
     pub idempotency: Arc<dyn IdempotencyStore>,
+    /// Keys revoked and teams changed, by any instance: what the rate-limit gate remembers
+    /// about them is dropped as they commit.
+    pub key_changes: Arc<dyn KeyChanges>,
     /// The time, for the rate limit's window and idempotency records: the use cases' clock.
     pub clock: Arc<dyn Clock>,
 }
@@ -134,6 +137,17 @@ pub fn serve(
         config,
         key_sweep: idempotency::KeySweep::new(),
     });
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => {
+            let state = state.clone();
+            runtime.spawn(async move {
+                rate_limit::forget_changed_keys(&state.gate, &*state.services.key_changes).await;
+            });
+        }
+        Err(_) => tracing::warn!(
+            "no runtime to follow key changes on: a key revoked while rate-limited answers 429 until its window ends"
+        ),
+    }
     let server = HttpServer::new(move || {
         let body_limit = state.config.body_limit_bytes;
         App::new()

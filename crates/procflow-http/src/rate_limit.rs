@@ -10,15 +10,18 @@
 //! the same from their own first refusal.
 //!
 //! The memory is keyed by the SHA-256 of the API key's secret, so the auth layer can refuse a
-//! blocked key before it even looks the key up ([`RateLimitGate::cached_refusal`]). One
-//! consequence: a key revoked while blocked answers 429 instead of 401 until its block ends
-//! (at most one window); either way it does nothing.
+//! blocked key before it even looks the key up ([`RateLimitGate::cached_refusal`]). What the
+//! memory cannot know, a key revoked or a team's subscription changed since, is reported by
+//! the store's [`KeyChanges`] feed: [`forget_changed_keys`] drops those refusals as the change
+//! commits, so the next request asks the limiter and is answered 401 or 403. While the feed is
+//! down (it reports `Any` when it reconnects, which forgets everything), such a key answers 429
+//! until its block ends, at most one window; either way it does nothing.
 
 use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use procflow_domain::error::DomainError;
-use procflow_domain::ports::{Clock, RateLimiter};
+use procflow_domain::ports::{Clock, KeyChange, KeyChanges, RateLimiter};
 use procflow_domain::team::{ApiKey, Team};
 use time::{Duration, OffsetDateTime};
 
@@ -185,12 +188,35 @@ impl RateLimitGate {
         blocked.until.insert(key_hash, until);
     }
 
+    /// Forgets what is remembered about keys that `change` may concern.
+    pub fn forget(&self, change: &KeyChange) {
+        let mut blocked = self.blocked.write().unwrap_or_else(PoisonError::into_inner);
+        match change {
+            KeyChange::Revoked(key_hash) => {
+                blocked.until.remove(key_hash);
+            }
+            KeyChange::Any => blocked.until.clear(),
+        }
+    }
+
     fn blocked_len(&self) -> usize {
         self.blocked
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .until
             .len()
+    }
+}
+
+/// Applies every change `changes` reports to `gate`, for as long as the feed runs: spawn it
+/// beside the server.
+pub async fn forget_changed_keys(gate: &RateLimitGate, changes: &dyn KeyChanges) {
+    loop {
+        let change = changes.next().await;
+        if let KeyChange::Revoked(_) = change {
+            tracing::debug!("a key was revoked; its remembered refusal is dropped");
+        }
+        gate.forget(&change);
     }
 }
 

@@ -4,6 +4,7 @@ mod batch;
 mod deliveries;
 mod health;
 mod idempotency;
+mod key_changes;
 mod outbox;
 mod rate_limits;
 mod runs;
@@ -16,6 +17,7 @@ mod unnest;
 mod webhooks;
 mod windows;
 
+pub use key_changes::{KEYS_CHANNEL, PgKeyChanges};
 pub use signal::{CHANNEL, NOTIFY_GAP};
 
 use diesel::prelude::*;

@@ -111,6 +111,7 @@ pub fn services_on(store: &PgStore) -> Services {
         health: shared.clone(),
         stats: shared.clone(),
         idempotency: shared,
+        key_changes: Arc::new(store.key_changes()),
         clock: Arc::new(SystemClock),
     }
 }

@@ -216,3 +216,82 @@ async fn every_authenticated_response_carries_the_rate_limit_headers() {
         previous = remaining;
     }
 }
+
+/// Requests with `key` until one answers other than 429, for at most `deadline`; that answer.
+/// A refusal answered from the instance's memory turns into the key's real state once the
+/// change reaches it (`LISTEN`): a few milliseconds, not the rest of the window.
+async fn first_answer_other_than_429(
+    app: &TestApp,
+    key: &str,
+    deadline: std::time::Duration,
+) -> (Reply, std::time::Duration) {
+    let started = std::time::Instant::now();
+    loop {
+        let reply = app
+            .call(Method::GET, "/api/v1/process-runs")
+            .key(key)
+            .send()
+            .await;
+        if reply.status != 429 || started.elapsed() > deadline {
+            return (reply, started.elapsed());
+        }
+        tokio::task::yield_now().await;
+    }
+}
+
+/// An app whose keys may make 20 requests a minute (its set-up needs a few), and a new key
+/// of its team that has used them all up: the instance now refuses it from memory.
+async fn with_a_blocked_key() -> (TestApp, procflow_domain::ids::ApiKeyId, String) {
+    let app = TestApp::with(Options {
+        rate_limit_per_minute: 20,
+        ..Options::default()
+    })
+    .await;
+    let (key_id, key) = app.new_key(&app.team, &app.admin).await;
+    for _ in 0..20 {
+        app.call(Method::GET, "/api/v1/process-runs")
+            .key(&key)
+            .send()
+            .await
+            .assert_status(200);
+    }
+    for _ in 0..3 {
+        app.call(Method::GET, "/api/v1/process-runs")
+            .key(&key)
+            .send()
+            .await
+            .error(429, "rate_limited");
+    }
+    (app, key_id, key)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_revoked_while_rate_limited_is_refused_401_at_once() {
+    let (app, key_id, key) = with_a_blocked_key().await;
+
+    app.revoke(key_id).await;
+    let (reply, after) =
+        first_answer_other_than_429(&app, &key, std::time::Duration::from_secs(5)).await;
+    reply.error(401, "unauthorized");
+    assert!(
+        after.as_secs() < 5,
+        "refused for what it is within {after:?}"
+    );
+    // The team's own key is untouched.
+    app.get("/api/v1/process-runs").await.assert_status(200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_team_made_inactive_while_rate_limited_is_refused_403_at_once() {
+    let (app, _, key) = with_a_blocked_key().await;
+
+    app.set_subscription(procflow_domain::team::Subscription::Inactive)
+        .await;
+    let (reply, after) =
+        first_answer_other_than_429(&app, &key, std::time::Duration::from_secs(5)).await;
+    reply.error(403, "forbidden");
+    assert!(
+        after.as_secs() < 5,
+        "refused for what it is within {after:?}"
+    );
+}

@@ -193,6 +193,45 @@ async fn a_refusal_blocks_only_its_own_key() {
 }
 
 #[tokio::test]
+async fn a_reported_key_change_drops_the_remembered_refusals_it_concerns() {
+    let setup = Setup::new(1);
+    for n in [1, 2, 3] {
+        setup.admit(n).await.unwrap();
+        retry_after(setup.admit(n).await);
+    }
+    let changes = Arc::new(procflow_domain::fakes::ScriptedKeyChanges::default());
+    let feed = {
+        let (gate, changes) = (Arc::new(setup.gate), changes.clone());
+        let task = tokio::spawn({
+            let gate = gate.clone();
+            async move { forget_changed_keys(&gate, &*changes).await }
+        });
+        (gate, task)
+    };
+    let (gate, task) = feed;
+    let blocked = |n: u8| gate.cached_refusal(&[n; 32]).is_some();
+    // The feed's task runs when this one yields (a current-thread runtime): a few turns are
+    // plenty, a bound keeps a broken feed from hanging the test.
+    let settle = || async {
+        for _ in 0..100 {
+            tokio::task::yield_now().await;
+        }
+    };
+
+    changes.push(KeyChange::Revoked([2; 32]));
+    settle().await;
+    assert!(!blocked(2), "the revoked key is forgotten");
+    assert!(blocked(1) && blocked(3), "and only it");
+    changes.push(KeyChange::Any);
+    settle().await;
+    assert!(
+        !blocked(1) && !blocked(3),
+        "anything: everything is forgotten"
+    );
+    task.abort();
+}
+
+#[tokio::test]
 async fn retry_after_is_rounded_up_and_at_least_one_second() {
     assert_eq!(whole_seconds_until(T0 + Duration::milliseconds(200), T0), 1);
     assert_eq!(whole_seconds_until(T0 + Duration::seconds(1), T0), 1);

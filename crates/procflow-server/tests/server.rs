@@ -12,6 +12,7 @@ mod server {
     pub mod binary;
     pub mod keys;
     pub mod logs;
+    pub mod secrets;
     pub mod serve;
     pub mod support;
     pub mod worker;

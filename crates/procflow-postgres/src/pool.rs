@@ -23,9 +23,15 @@ pub struct PoolConfig {
     pub url: String,
     /// Connections at most.
     pub max_size: usize,
-    /// How long a request waits for a connection, and a connection attempt may take, before
-    /// the store answers `Unavailable`.
+    /// How long a request waits for a free connection of the pool (or for a pooled one to be
+    /// checked) before the store answers `Unavailable`.
     pub timeout: Duration,
+    /// How long opening a new connection may take before the store answers `Unavailable`.
+    /// Apart from `timeout` because the two fail differently: a full pool is a matter of
+    /// load and answers at once when shortened, while a connection's set-up (a PostgreSQL
+    /// backend forked, authentication) takes longer on a busy machine without anything being
+    /// wrong.
+    pub connect_timeout: Duration,
     /// Counts the SQL statements sent, when set (tests and benchmarks).
     pub statement_counter: Option<StatementCounter>,
 }
@@ -33,16 +39,18 @@ pub struct PoolConfig {
 impl PoolConfig {
     /// Connections at most unless configured.
     pub const DEFAULT_MAX_SIZE: u16 = 16;
-    /// The connection and checkout timeout unless configured.
+    /// The checkout and the connection timeouts unless configured.
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
-    /// Defaults for `url`: [`Self::DEFAULT_MAX_SIZE`] connections, [`Self::DEFAULT_TIMEOUT`].
+    /// Defaults for `url`: [`Self::DEFAULT_MAX_SIZE`] connections, [`Self::DEFAULT_TIMEOUT`]
+    /// for both timeouts.
     #[must_use]
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             url: url.into(),
             max_size: usize::from(Self::DEFAULT_MAX_SIZE),
             timeout: Self::DEFAULT_TIMEOUT,
+            connect_timeout: Self::DEFAULT_TIMEOUT,
             statement_counter: None,
         }
     }
@@ -105,7 +113,7 @@ pub(crate) fn build(config: &PoolConfig) -> Result<PgPool, StoreError> {
         .max_size(config.max_size)
         .runtime(Runtime::Tokio1)
         .wait_timeout(Some(config.timeout))
-        .create_timeout(Some(config.timeout))
+        .create_timeout(Some(config.connect_timeout))
         .recycle_timeout(Some(config.timeout))
         .build()
         .map_err(|e| StoreError::Other(format!("cannot build the connection pool: {e}")))

@@ -7,6 +7,7 @@ mod disposable;
 mod error;
 mod fingerprint;
 mod naming;
+mod ports;
 mod private_server;
 pub mod receiver;
 mod server;

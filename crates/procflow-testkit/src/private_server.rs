@@ -2,7 +2,6 @@
 //! server of the tests, and the clusters behind [`DisposableServer`](crate::DisposableServer).
 
 use std::fmt::Write as _;
-use std::net::{Ipv4Addr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -115,7 +114,7 @@ impl Cluster {
     pub(crate) fn start_on_free_port(&self) -> Result<u16, Error> {
         let mut last_error = None;
         for _ in 0..START_ATTEMPTS {
-            let port = free_port()?;
+            let port = crate::ports::free_port()?;
             match self.start_on(port) {
                 Ok(()) => return Ok(port),
                 Err(err) => {
@@ -266,15 +265,6 @@ fn append_settings(data: &Path, socket_dir: &Path) -> Result<(), Error> {
     let mut current = std::fs::read_to_string(&conf).map_err(Error::io(what()))?;
     current.push_str(&text);
     std::fs::write(&conf, current).map_err(Error::io(what()))
-}
-
-/// A port on 127.0.0.1 that nothing listens on right now.
-fn free_port() -> Result<u16, Error> {
-    let what = "asking the OS for a free port on 127.0.0.1";
-    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .and_then(|listener| listener.local_addr())
-        .map(|addr| addr.port())
-        .map_err(Error::io(what))
 }
 
 /// `id <args>`: a user or group id.

@@ -11,6 +11,7 @@ mod runs;
 mod sharing;
 mod signal;
 mod stats;
+mod sweep;
 mod teams;
 mod templates;
 mod unnest;

@@ -18,14 +18,12 @@ use procflow_domain::webhook::{
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::sweep::delete_in_batches;
 use super::{PgStore, not_found};
 use crate::error::{corrupt, db_error};
 use crate::rows::webhook::{DeliveryRow, NewDeliveryRow};
 use crate::rows::{parse, to_i32, to_u32};
 use crate::schema::{webhook_deliveries, webhook_endpoints};
-
-/// How many rows one sweep statement deletes at most.
-const SWEEP_BATCH: i64 = 5_000;
 
 #[derive(QueryableByName)]
 struct ClaimedRow {
@@ -391,23 +389,14 @@ impl DeliveryQueue for PgStore {
 
     async fn sweep_deliveries(&self, before: OffsetDateTime) -> DomainResult<u64> {
         let mut conn = self.conn().await?;
-        let mut swept = 0;
-        loop {
-            let deleted = diesel::sql_query(
-                "DELETE FROM webhook_deliveries WHERE (team_id, id) IN ( \
-                   SELECT team_id, id FROM webhook_deliveries \
-                   WHERE created_at < $1 AND status IN ('delivered', 'failed') LIMIT $2)",
-            )
-            .bind::<Timestamptz, _>(before)
-            .bind::<BigInt, _>(SWEEP_BATCH)
-            .execute(&mut conn)
-            .await
-            .map_err(db_error)?;
-            swept += deleted as u64;
-            if (deleted as i64) < SWEEP_BATCH {
-                return Ok(swept);
-            }
-        }
+        delete_in_batches(
+            &mut conn,
+            "DELETE FROM webhook_deliveries WHERE (team_id, id) IN ( \
+               SELECT team_id, id FROM webhook_deliveries \
+               WHERE created_at < $1 AND status IN ('delivered', 'failed') LIMIT $2)",
+            before,
+        )
+        .await
     }
 
     async fn backlog(&self) -> DomainResult<Backlog> {

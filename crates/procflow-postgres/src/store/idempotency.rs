@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::sql_types::{BigInt, Binary, Bool, Text, Timestamptz, Untyped, Uuid as SqlUuid};
+use diesel::sql_types::{Binary, Bool, Text, Timestamptz, Untyped, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use procflow_domain::error::{DomainResult, StoreError};
 use procflow_domain::ids::TeamId;
@@ -15,6 +15,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::PgStore;
+use super::sweep::delete_in_batches;
 use crate::error::{corrupt, db_error};
 use crate::schema::idempotency_keys;
 
@@ -211,32 +212,13 @@ impl IdempotencyStore for PgStore {
 
     async fn sweep_keys(&self, now: OffsetDateTime, lifetimes: KeyLifetimes) -> DomainResult<u64> {
         let mut conn = self.conn().await?;
-        let mut swept = 0;
         // Answered records past their day, then abandoned in-flight ones past their lease,
-        // each through its index on created_at, in batches that hold no lock for long.
-        for (sql, before) in [
-            (SWEEP_EXPIRED, now - lifetimes.answered),
-            (SWEEP_STALE, now - lifetimes.in_flight),
-        ] {
-            loop {
-                let deleted = diesel::sql_query(sql)
-                    .bind::<Timestamptz, _>(before)
-                    .bind::<BigInt, _>(SWEEP_BATCH)
-                    .execute(&mut conn)
-                    .await
-                    .map_err(db_error)?;
-                swept += deleted as u64;
-                if (deleted as i64) < SWEEP_BATCH {
-                    break;
-                }
-            }
-        }
-        Ok(swept)
+        // each through its index on created_at.
+        let expired = delete_in_batches(&mut conn, SWEEP_EXPIRED, now - lifetimes.answered).await?;
+        let stale = delete_in_batches(&mut conn, SWEEP_STALE, now - lifetimes.in_flight).await?;
+        Ok(expired + stale)
     }
 }
-
-/// Rows deleted per statement of a sweep.
-const SWEEP_BATCH: i64 = 5000;
 
 const SWEEP_EXPIRED: &str = "\
 DELETE FROM idempotency_keys WHERE (team_id, key) IN ( \

@@ -12,6 +12,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::PgStore;
+use super::sweep::delete_in_batches;
 use crate::error::db_error;
 use crate::rows::outbox::event_of;
 use crate::rows::to_u32;
@@ -104,21 +105,12 @@ impl Outbox for PgStore {
 
     async fn sweep_events(&self, before: OffsetDateTime) -> DomainResult<u64> {
         let mut conn = self.conn().await?;
-        // In batches, so that a sweep after a long pause holds no lock for long.
-        let mut swept = 0;
-        loop {
-            let deleted = diesel::sql_query(
-                "DELETE FROM outbox WHERE (team_id, id) IN (SELECT team_id, id FROM outbox \
-                 WHERE delivered_at IS NOT NULL AND occurred_at < $1 LIMIT 5000)",
-            )
-            .bind::<Timestamptz, _>(before)
-            .execute(&mut conn)
-            .await
-            .map_err(db_error)?;
-            swept += deleted as u64;
-            if deleted < 5000 {
-                return Ok(swept);
-            }
-        }
+        delete_in_batches(
+            &mut conn,
+            "DELETE FROM outbox WHERE (team_id, id) IN (SELECT team_id, id FROM outbox \
+             WHERE delivered_at IS NOT NULL AND occurred_at < $1 LIMIT $2)",
+            before,
+        )
+        .await
     }
 }

@@ -3,13 +3,13 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use procflow_postgres::testing::migrated_database;
 use serde_json::Value;
 
-use super::support::get;
+use super::support::{Serving, get};
 
 fn procflow(database_url: Option<&str>) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_procflow"));
@@ -96,16 +96,6 @@ async fn commands_print_one_json_object_and_exit_by_outcome() {
         "usage errors come from the parser"
     );
     assert!(usage.stdout.is_empty());
-}
-
-/// A `procflow serve` child, killed if the test fails before it stops.
-struct Serving(Child);
-
-impl Drop for Serving {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 /// The database URL with a password, so that the logs can be searched for it (a server with

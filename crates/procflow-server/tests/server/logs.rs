@@ -3,23 +3,13 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use procflow_postgres::testing::migrated_database;
 use serde_json::Value;
 
-use super::support::{admin, run, text};
-
-/// A `procflow serve` child, killed if the test fails before it stops.
-struct Serving(Child);
-
-impl Drop for Serving {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use super::support::{Serving, admin, run, text};
 
 /// `GET path` over plain HTTP/1.1 with a bearer key: the status, the `X-Request-Id` and the
 /// body.

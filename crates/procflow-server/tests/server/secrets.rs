@@ -6,30 +6,20 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use procflow_postgres::testing::migrated_database;
 use procflow_testkit::receiver::Receiver;
 use serde_json::{Value, json};
 
-use super::support::{admin, demo_template, run, text};
+use super::support::{Serving, admin, demo_template, run, text};
 
 const ADMIN_EMAIL: &str = "boss.keeper@secrets.example";
 const GUEST_EMAIL: &str = "outside.guest@guest.example";
 const FORM_NAME: &str = "Zelda Quokkafeather";
 const FORM_EMAIL: &str = "zelda.home@private.example";
 const FORM_NOTE: &str = "allergic-to-walnuts-7731";
-
-/// A `procflow serve` child, killed if the test fails before it stops.
-struct Serving(Child);
-
-impl Drop for Serving {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// One HTTP/1.1 request with the key (when given) and a JSON body (when given): the status
 /// and the body.

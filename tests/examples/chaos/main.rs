@@ -17,7 +17,9 @@
     clippy::expect_used,
     clippy::unwrap_used,
     clippy::panic,
-    reason = "a driver fails loudly, at the failing step"
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a command-line driver: it fails loudly, at the failing step, and prints its report"
 )]
 
 mod database;

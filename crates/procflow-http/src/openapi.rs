@@ -289,6 +289,7 @@ mod tests {
                 "/api/v1/process-runs/{id}",
                 "/api/v1/process-runs/{id}/tasks/{task_id}",
                 "/api/v1/process-templates/{id}",
+                "/api/v1/webhooks/{id}",
             ]
         );
         let batch = &document["paths"]["/api/v1/process-runs/{id}/tasks"]["patch"];

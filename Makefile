@@ -4,15 +4,18 @@
 #   make check   fmt, clippy (warnings denied), rustdoc, cargo-deny, openapi.json fresh, the tests
 #   make openapi regenerate docs/openapi.json from the code
 #   make bench   throughput and latency beside the SQL floor (target/bench/report.md)
+#   make fuzz    schemathesis on a release build, every operation and check (docs/reliability.md)
+#   make chaos   kill -9, PostgreSQL restarts and pool exhaustion under load (docs/reliability.md)
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: run stop-db test check fmt clippy doc deny tools postgres-tools browser-tools help store-timings schema bench openapi openapi-check
+PHONY_ROBUSTNESS := fuzz fuzz-ci chaos
+.PHONY: $(PHONY_ROBUSTNESS) run stop-db test check fmt clippy doc deny tools postgres-tools browser-tools help store-timings schema bench openapi openapi-check
 
 help:
-	@sed -n '2,6p' Makefile
+	@sed -n '2,8p' Makefile
 
 ## Tools a fresh machine lacks, installed once.
 tools: postgres-tools
@@ -77,3 +80,19 @@ store-timings: postgres-tools
 ## Regenerate crates/procflow-postgres/src/schema.rs from migrations/ (needs diesel_cli).
 schema: postgres-tools
 	scripts/regenerate-schema.sh
+
+## schemathesis (pinned, in target/fuzz/venv) on a release build and a throwaway database, two
+## seeded teams: every operation, phase and check, up to 500 cases per operation and phase,
+## at most 40 minutes. Not part of `make test`. docs/reliability.md.
+fuzz: postgres-tools
+	@CARGO="$(CARGO)" scripts/fuzz.sh
+
+## The short, fixed-seed fuzz pass of CI (.ci/run): a few minutes, same checks.
+fuzz-ci: postgres-tools
+	@CARGO="$(CARGO)" FUZZ_SEED=$${FUZZ_SEED:-20261125} FUZZ_MAX_EXAMPLES=$${FUZZ_MAX_EXAMPLES:-60} \
+		FUZZ_MAX_TIME=$${FUZZ_MAX_TIME:-300} scripts/fuzz.sh
+
+## kill -9 under write load, PostgreSQL restarted under load, pool exhaustion; prints a table.
+## Not part of `make test`. docs/reliability.md.
+chaos: postgres-tools
+	@CARGO="$(CARGO)" scripts/chaos.sh

@@ -10,16 +10,20 @@ mod app;
 mod browser;
 mod guest;
 mod openapi;
+mod remote;
 mod reply;
 mod seed;
+mod served;
 mod webhooks;
 
 pub use app::{Call, Instance, Options, TestApp};
 pub use browser::{Browser, Violation};
 pub use guest::{GuestLink, Page, form_body, text};
 pub use openapi::{ApiDescription, committed, committed_document};
+pub use remote::Remote;
 pub use reply::{Reply, assert_keys, keys_of};
 pub use seed::{OPTIONS, Seeded, demo_document, every_element_document, sized_document};
+pub use served::{Served, admin, free_port, procflow_bin};
 pub use webhooks::{DELIVERY_FIELDS, WEBHOOK_FIELDS, verify, worker_settings};
 
 /// The fields of spec 2.2's Get a template (and publish, create, replace).

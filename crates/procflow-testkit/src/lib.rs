@@ -11,6 +11,7 @@ mod ports;
 mod private_server;
 pub mod receiver;
 mod server;
+mod session;
 mod sweep;
 mod template;
 mod watchdog;
@@ -39,3 +40,4 @@ pub async fn execute_sql(url: &str, sql: &str) {
 pub use disposable::DisposableServer;
 pub use fingerprint::dir_fingerprint;
 pub use server::server_url;
+pub use session::Session;

@@ -13,8 +13,9 @@ use crate::{POOL_TIMEOUT, Rig};
 
 const NAME: &str = "3 pool exhaustion";
 
-/// How long the lock is held.
-const HELD_FOR: Duration = Duration::from_secs(8);
+/// How long the lock is held: long enough for two rounds of checkouts to time out (a request
+/// already waiting when the lock is taken, then the one its client sends next).
+const HELD_FOR: Duration = Duration::from_secs(12);
 
 pub async fn run(rig: &mut Rig, table: &mut Table) {
     let load = Load::start(&rig.team, &rig.template, 12);
@@ -46,9 +47,11 @@ pub async fn run(rig: &mut Rig, table: &mut Table) {
     let samples = load.stop().await;
     drop(session);
 
+    // Answered while the lock was held, whenever sent: the clients' requests in flight when
+    // the lock was taken are the first to wait for a connection and time out.
     let refused: Vec<_> = samples
         .iter()
-        .filter(|s| s.sent >= locked_at && s.sent <= released_at)
+        .filter(|s| s.sent + s.latency >= locked_at && s.sent + s.latency <= released_at)
         .filter(|s| s.status == Some(503) && s.code.as_deref() == Some("unavailable"))
         .collect();
     let slowest_refusal = refused.iter().map(|s| s.latency).max().unwrap_or_default();

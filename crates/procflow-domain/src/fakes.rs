@@ -7,6 +7,7 @@
 mod clock;
 mod idempotency;
 mod ids;
+mod mail;
 mod outbox;
 mod rate_limits;
 mod runs;

@@ -4,6 +4,8 @@ mod batch;
 mod deliveries;
 mod health;
 mod idempotency;
+mod mail;
+mod notices;
 mod outbox;
 mod rate_limits;
 mod runs;

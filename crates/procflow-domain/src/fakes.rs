@@ -14,8 +14,8 @@ mod runs;
 mod store;
 mod teams;
 mod templates;
-mod windows;
 mod webhooks;
+mod windows;
 
 pub use clock::FixedClock;
 pub use ids::SequentialIds;

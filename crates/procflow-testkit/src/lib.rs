@@ -10,6 +10,7 @@ mod naming;
 mod private_server;
 pub mod receiver;
 mod server;
+pub mod smtp;
 mod sweep;
 mod template;
 mod watchdog;

@@ -383,9 +383,7 @@ async fn a_webhook_endpoint_is_tagged_and_changed_only_under_its_current_tag() {
     patch_if_match(&app, &path, &tag, &json!({"description": "second"}))
         .await
         .error(412, "precondition_failed");
-    let rotated = app
-        .post(&format!("{path}/rotate-secret"), &json!({}))
-        .await;
+    let rotated = app.post(&format!("{path}/rotate-secret"), &json!({})).await;
     rotated.data(200);
     assert_ne!(
         tag_of(&app, &path).await,

@@ -151,7 +151,10 @@ impl MailQueue for InMemoryStore {
             .filter(|row| matches!(row.status, MailStatus::Pending | MailStatus::Sending));
         let (pending, oldest) = waiting.fold((0, None), |(n, oldest): (u64, Option<_>), row| {
             let at = row.mail.created_at;
-            (n + 1, Some(oldest.map_or(at, |o: OffsetDateTime| o.min(at))))
+            (
+                n + 1,
+                Some(oldest.map_or(at, |o: OffsetDateTime| o.min(at))),
+            )
         });
         Ok(Backlog { pending, oldest })
     }
@@ -185,7 +188,9 @@ impl NoticeStore for InMemoryStore {
                 && waited <= now
                 && !state.mail.reminded.contains(&(team, run_id))
             {
-                let Ok(index) = state.run_index(team, run_id) else { continue };
+                let Ok(index) = state.run_index(team, run_id) else {
+                    continue;
+                };
                 let run = &state.runs[index];
                 due.push(DueNotice::Reminder {
                     team_id: team,
@@ -198,7 +203,9 @@ impl NoticeStore for InMemoryStore {
             }
         }
         for (&(team, run_id), tasks) in &state.tasks {
-            let Ok(index) = state.run_index(team, run_id) else { continue };
+            let Ok(index) = state.run_index(team, run_id) else {
+                continue;
+            };
             let run = &state.runs[index];
             for task in tasks {
                 let next = state.mail.overdue_next.get(&(team, run_id, task.id));

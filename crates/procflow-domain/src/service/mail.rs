@@ -77,7 +77,11 @@ impl Mailer {
         Ok(mails.len())
     }
 
-    async fn mail_for(&self, event: &Event, lookups: &mut Lookups) -> DomainResult<Option<NewMail>> {
+    async fn mail_for(
+        &self,
+        event: &Event,
+        lookups: &mut Lookups,
+    ) -> DomainResult<Option<NewMail>> {
         let team = event.team_id;
         let (kind, recipient, run_title, task, share_url) = match &event.payload {
             EventPayload::GuestInvited {
@@ -115,14 +119,19 @@ impl Mailer {
                 run_title,
                 email,
             } => {
-                let Some(recipient) = self.assignee_email(team, task, email.as_ref()).await?
-                else {
+                let Some(recipient) = self.assignee_email(team, task, email.as_ref()).await? else {
                     return Ok(None);
                 };
                 let link = self
                     .guest_link(team, task.instance_id, &recipient, lookups)
                     .await?;
-                (MailKind::TaskAssigned, recipient, run_title, Some(task), link)
+                (
+                    MailKind::TaskAssigned,
+                    recipient,
+                    run_title,
+                    Some(task),
+                    link,
+                )
             }
             EventPayload::TaskOverdue { task, run_title } => {
                 let Some(recipient) = self.assignee_email(team, task, None).await? else {
@@ -131,7 +140,13 @@ impl Mailer {
                 let link = self
                     .guest_link(team, task.instance_id, &recipient, lookups)
                     .await?;
-                (MailKind::TaskOverdue, recipient, run_title, Some(task), link)
+                (
+                    MailKind::TaskOverdue,
+                    recipient,
+                    run_title,
+                    Some(task),
+                    link,
+                )
             }
             _ => return Ok(None),
         };
@@ -195,7 +210,11 @@ impl Mailer {
         let Some(Some(share)) = lookups.shares.get(&(team, run)).cloned() else {
             return Ok(None);
         };
-        if share.guest.as_ref().is_none_or(|guest| &guest.email != email) {
+        if share
+            .guest
+            .as_ref()
+            .is_none_or(|guest| &guest.email != email)
+        {
             return Ok(None);
         }
         let base = self.team(team, lookups).await?.base_url.clone();

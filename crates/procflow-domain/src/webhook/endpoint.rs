@@ -134,7 +134,11 @@ impl std::hash::Hash for WebhookEndpoint {
             updated_at,
         } = self;
         (id, team_id, url, &events.0, description, enabled).hash(state);
-        (disabled_reason.map(DisabledReason::as_str), consecutive_failures).hash(state);
+        (
+            disabled_reason.map(DisabledReason::as_str),
+            consecutive_failures,
+        )
+            .hash(state);
         (created_at, updated_at).hash(state);
     }
 }

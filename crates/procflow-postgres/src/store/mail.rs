@@ -3,7 +3,9 @@
 
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel::sql_types::{Array, BigInt, Integer, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{
+    Array, BigInt, Integer, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid,
+};
 use diesel_async::RunQueryDsl;
 use procflow_domain::error::DomainResult;
 use procflow_domain::ids::{EmailId, EventId, TeamId};
@@ -90,11 +92,26 @@ impl MailQueue for PgStore {
                   AS m(team_id, id, event_id, kind, recipient, content, created_at) \
              ON CONFLICT DO NOTHING",
         )
-        .bind::<Array<SqlUuid>, _>(mails.iter().map(|m| m.team_id.as_uuid()).collect::<Vec<_>>())
+        .bind::<Array<SqlUuid>, _>(
+            mails
+                .iter()
+                .map(|m| m.team_id.as_uuid())
+                .collect::<Vec<_>>(),
+        )
         .bind::<Array<SqlUuid>, _>(mails.iter().map(|m| m.id.as_uuid()).collect::<Vec<_>>())
-        .bind::<Array<SqlUuid>, _>(mails.iter().map(|m| m.event_id.as_uuid()).collect::<Vec<_>>())
+        .bind::<Array<SqlUuid>, _>(
+            mails
+                .iter()
+                .map(|m| m.event_id.as_uuid())
+                .collect::<Vec<_>>(),
+        )
         .bind::<Array<Text>, _>(mails.iter().map(|m| m.kind.as_str()).collect::<Vec<_>>())
-        .bind::<Array<Text>, _>(mails.iter().map(|m| m.recipient.as_str()).collect::<Vec<_>>())
+        .bind::<Array<Text>, _>(
+            mails
+                .iter()
+                .map(|m| m.recipient.as_str())
+                .collect::<Vec<_>>(),
+        )
         .bind::<Array<Jsonb>, _>(contents)
         .bind::<Array<Timestamptz>, _>(mails.iter().map(|m| m.created_at).collect::<Vec<_>>())
         .execute(&mut conn)
@@ -154,16 +171,42 @@ impl MailQueue for PgStore {
                AND m.status = 'sending' \
              RETURNING m.id",
         )
-        .bind::<Array<SqlUuid>, _>(settled.iter().map(|(c, _)| c.team_id.as_uuid()).collect::<Vec<_>>())
-        .bind::<Array<SqlUuid>, _>(settled.iter().map(|(c, _)| c.id.as_uuid()).collect::<Vec<_>>())
-        .bind::<Array<SqlUuid>, _>(settled.iter().map(|(c, _)| c.lease).collect::<Vec<_>>())
-        .bind::<Array<Text>, _>(settled.iter().map(|(_, s)| s.status.as_str()).collect::<Vec<_>>())
-        .bind::<Array<Nullable<Text>>, _>(
-            settled.iter().map(|(_, s)| s.error.as_deref()).collect::<Vec<_>>(),
+        .bind::<Array<SqlUuid>, _>(
+            settled
+                .iter()
+                .map(|(c, _)| c.team_id.as_uuid())
+                .collect::<Vec<_>>(),
         )
-        .bind::<Array<Timestamptz>, _>(settled.iter().map(|(_, s)| s.attempted_at).collect::<Vec<_>>())
+        .bind::<Array<SqlUuid>, _>(
+            settled
+                .iter()
+                .map(|(c, _)| c.id.as_uuid())
+                .collect::<Vec<_>>(),
+        )
+        .bind::<Array<SqlUuid>, _>(settled.iter().map(|(c, _)| c.lease).collect::<Vec<_>>())
+        .bind::<Array<Text>, _>(
+            settled
+                .iter()
+                .map(|(_, s)| s.status.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .bind::<Array<Nullable<Text>>, _>(
+            settled
+                .iter()
+                .map(|(_, s)| s.error.as_deref())
+                .collect::<Vec<_>>(),
+        )
+        .bind::<Array<Timestamptz>, _>(
+            settled
+                .iter()
+                .map(|(_, s)| s.attempted_at)
+                .collect::<Vec<_>>(),
+        )
         .bind::<Array<Nullable<Timestamptz>>, _>(
-            settled.iter().map(|(_, s)| s.next_attempt_at).collect::<Vec<_>>(),
+            settled
+                .iter()
+                .map(|(_, s)| s.next_attempt_at)
+                .collect::<Vec<_>>(),
         )
         .load(&mut conn)
         .await

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An SMTP server on loopback for the email tests (aiosmtpd, from the virtualenv that
 scripts/ensure-smtp.sh makes). Binds 127.0.0.1 on a free port and prints `port <n>`, then one
-JSON line per message accepted: envelope sender and recipients, and the parsed headers and
+JSON line per message accepted (and one per recipient refused): envelope sender and recipients, and the parsed headers and
 parts. Recipients whose local part starts with `soft-` are refused with a 451 the first time
 they are seen (then accepted); `hard-` ones always with a 550. Stops on stdin's end, so it
 never outlives the test that started it."""
@@ -20,9 +20,11 @@ class Handler:
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         local = address.split("@", 1)[0]
         if local.startswith("hard-"):
+            print(json.dumps({"refused": address, "code": 550}), flush=True)
             return "550 5.1.1 No such user"
         if local.startswith("soft-") and address not in seen:
             seen.add(address)
+            print(json.dumps({"refused": address, "code": 451}), flush=True)
             return "451 4.3.0 Try again later"
         envelope.rcpt_tos.append(address)
         return "250 OK"

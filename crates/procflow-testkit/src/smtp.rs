@@ -38,7 +38,13 @@ pub struct Email {
     pub html: Option<String>,
 }
 
-type Inbox = Arc<(Mutex<Vec<Email>>, Condvar)>;
+#[derive(Default)]
+struct Received {
+    messages: Vec<Email>,
+    refused: Vec<(String, u16)>,
+}
+
+type Inbox = Arc<(Mutex<Received>, Condvar)>;
 
 /// The running server.
 pub struct SmtpServer {
@@ -88,6 +94,17 @@ impl SmtpServer {
             for line in lines.map_while(Result::ok) {
                 let value: serde_json::Value =
                     serde_json::from_str(&line).expect("a JSON line per message");
+                let (received, arrived) = &*kept;
+                if let Some(address) = value["refused"].as_str() {
+                    let code = value["code"].as_u64().and_then(|c| u16::try_from(c).ok());
+                    received
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .refused
+                        .push((address.to_owned(), code.unwrap_or_default()));
+                    arrived.notify_all();
+                    continue;
+                }
                 let email = Email {
                     mail_from: text(&value, "mail_from"),
                     rcpt_tos: value["rcpt_tos"]
@@ -106,10 +123,10 @@ impl SmtpServer {
                     text: value["text"].as_str().map(str::to_owned),
                     html: value["html"].as_str().map(str::to_owned),
                 };
-                let (messages, arrived) = &*kept;
-                messages
+                received
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
+                    .messages
                     .push(email);
                 arrived.notify_all();
             }
@@ -142,6 +159,18 @@ impl SmtpServer {
             .0
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+            .messages
+            .clone()
+    }
+
+    /// Every recipient refused so far, with the reply code (451 or 550), in order.
+    #[must_use]
+    pub fn refused(&self) -> Vec<(String, u16)> {
+        self.inbox
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .refused
             .clone()
     }
 
@@ -150,21 +179,21 @@ impl SmtpServer {
     #[must_use]
     pub fn wait_for(&self, count: usize, within: Duration) -> Vec<Email> {
         let deadline = Instant::now() + within;
-        let (messages, arrived) = &*self.inbox;
-        let mut kept = messages.lock().unwrap_or_else(PoisonError::into_inner);
-        while kept.len() < count {
+        let (received, arrived) = &*self.inbox;
+        let mut kept = received.lock().unwrap_or_else(PoisonError::into_inner);
+        while kept.messages.len() < count {
             let left = deadline.saturating_duration_since(Instant::now());
             assert!(
                 !left.is_zero(),
                 "{} emails arrived, not {count}, within {within:?}",
-                kept.len()
+                kept.messages.len()
             );
             kept = arrived
                 .wait_timeout(kept, left)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
-        kept.clone()
+        kept.messages.clone()
     }
 }
 

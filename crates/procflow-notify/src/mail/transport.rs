@@ -213,3 +213,57 @@ fn classify(error: SmtpError) -> MailOutcome {
         MailOutcome::Temporary(format!("cannot reach the SMTP server: {text}"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use procflow_domain::ids::{EmailId, EventId, TeamId};
+    use procflow_domain::mail::{MailContent, MailKind};
+
+    use super::*;
+
+    #[test]
+    fn the_message_id_is_the_events_id_at_the_senders_domain() {
+        let event = uuid::Uuid::from_u128(7);
+        let mail = ClaimedMail {
+            id: EmailId::from_uuid(uuid::Uuid::from_u128(1)),
+            team_id: TeamId::from_uuid(uuid::Uuid::from_u128(2)),
+            event_id: EventId::from_uuid(event),
+            kind: MailKind::TaskOverdue,
+            recipient: "ada@example.org".parse().unwrap(),
+            content: MailContent {
+                team_name: "Acme".into(),
+                run_title: "Onboarding".into(),
+                task_title: None,
+                due_date: None,
+                share_url: None,
+            },
+            attempt: 3,
+            lease: uuid::Uuid::nil(),
+        };
+        let from: Address = "ops@acme.example".parse().unwrap();
+        assert_eq!(
+            message_id(&mail, &from),
+            format!("<{event}.task_overdue@acme.example>")
+        );
+    }
+
+    #[test]
+    fn a_url_that_is_not_smtp_is_refused_at_start_up() {
+        let config = MailConfig {
+            smtp_url: Some("http://mail.example".into()),
+            ..MailConfig::default()
+        };
+        assert!(matches!(
+            MailSender::new(&config),
+            Err(MailSetupError::SmtpUrl(_))
+        ));
+        let config = MailConfig {
+            from: "nobody".into(),
+            ..MailConfig::default()
+        };
+        assert!(matches!(
+            MailSender::new(&config),
+            Err(MailSetupError::From(_))
+        ));
+    }
+}

@@ -2,6 +2,7 @@
 //! webhook fan-out, from the same outbox), and raising the notices whose time has come.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use crate::actor::Assignee;
@@ -199,13 +200,13 @@ impl Mailer {
         email: &Email,
         lookups: &mut Lookups,
     ) -> DomainResult<Option<String>> {
-        if !lookups.shares.contains_key(&(team, run)) {
+        if let Entry::Vacant(slot) = lookups.shares.entry((team, run)) {
             let share = match self.ports.runs.get_share(team, run).await {
                 Ok(share) => share,
                 Err(DomainError::NotFound(_)) => None,
                 Err(error) => return Err(error),
             };
-            lookups.shares.insert((team, run), share);
+            slot.insert(share);
         }
         let Some(Some(share)) = lookups.shares.get(&(team, run)).cloned() else {
             return Ok(None);
@@ -222,14 +223,10 @@ impl Mailer {
     }
 
     async fn team<'a>(&self, id: TeamId, lookups: &'a mut Lookups) -> DomainResult<&'a Team> {
-        if !lookups.teams.contains_key(&id) {
-            let team = self.ports.teams.get_team(id).await?;
-            lookups.teams.insert(id, team);
-        }
-        lookups
-            .teams
-            .get(&id)
-            .ok_or(DomainError::NotFound(crate::error::Resource::Team))
+        Ok(match lookups.teams.entry(id) {
+            Entry::Occupied(known) => known.into_mut(),
+            Entry::Vacant(slot) => slot.insert(self.ports.teams.get_team(id).await?),
+        })
     }
 
     /// Raises the events of up to `limit` notices due now (reminders, overdue tasks), each

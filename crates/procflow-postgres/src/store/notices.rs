@@ -147,7 +147,7 @@ impl NoticeStore for PgStore {
                 if left > 0 {
                     notices.extend(take_overdue(conn, now, left).await?);
                 }
-                let events: Vec<_> = notices.iter().filter_map(|n| decide(n)).collect();
+                let events: Vec<_> = notices.iter().filter_map(decide).collect();
                 append_events(conn, &events).await?;
                 Ok((notices.len(), !events.is_empty()))
             })

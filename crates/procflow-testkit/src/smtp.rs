@@ -174,6 +174,28 @@ impl SmtpServer {
             .clone()
     }
 
+    /// Waits until at least `count` recipients were refused (panics after `within`), and
+    /// returns them all, with their reply codes.
+    #[must_use]
+    pub fn wait_for_refused(&self, count: usize, within: Duration) -> Vec<(String, u16)> {
+        let deadline = Instant::now() + within;
+        let (received, arrived) = &*self.inbox;
+        let mut kept = received.lock().unwrap_or_else(PoisonError::into_inner);
+        while kept.refused.len() < count {
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(
+                !left.is_zero(),
+                "{} recipients were refused, not {count}, within {within:?}",
+                kept.refused.len()
+            );
+            kept = arrived
+                .wait_timeout(kept, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        kept.refused.clone()
+    }
+
     /// Waits until at least `count` messages arrived (panics after `within`), and returns
     /// them all.
     #[must_use]

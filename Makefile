@@ -12,7 +12,7 @@ CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
 PHONY_ROBUSTNESS := fuzz fuzz-ci chaos
-.PHONY: $(PHONY_ROBUSTNESS) run stop-db test check fmt clippy doc deny tools postgres-tools browser-tools help store-timings schema bench openapi openapi-check
+.PHONY: $(PHONY_ROBUSTNESS) run stop-db test check fmt clippy doc deny tools postgres-tools browser-tools mail-tools help store-timings schema bench openapi openapi-check
 
 help:
 	@sed -n '2,8p' Makefile
@@ -30,7 +30,11 @@ postgres-tools:
 browser-tools:
 	@scripts/ensure-browser.sh
 
-test: postgres-tools browser-tools
+# The email tests start an SMTP server (aiosmtpd) on loopback; make its virtualenv when absent.
+mail-tools:
+	@scripts/ensure-smtp.sh
+
+test: postgres-tools browser-tools mail-tools
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --workspace --doc
 

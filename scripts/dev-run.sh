@@ -12,6 +12,8 @@
 #   PROCFLOW_DEV_PG_PORT    port of the private PostgreSQL on 127.0.0.1 (default 55432)
 #   PROCFLOW_DEV_PROFILE    cargo profile of the build: dev (default) or release
 #   PROCFLOW_PG_BIN         directory of initdb/pg_ctl/psql (default: the highest /usr/lib/postgresql/*/bin)
+#   PROCFLOW_MAIL_DIR       where emails are written as .eml files (default .data/mail; ignored
+#                           when PROCFLOW_SMTP_URL is set: emails are then sent)
 #
 # Docs: docs/operations.md ("make run").
 set -euo pipefail
@@ -232,6 +234,14 @@ run() {
   say "migrating: $(RUST_LOG=warn "$BIN" migrate)"
   seed
 
+  export PROCFLOW_MAIL_DIR="${PROCFLOW_MAIL_DIR:-$DATA/mail}"
+  local mail_note="Emails        written as .eml files into ${PROCFLOW_MAIL_DIR#"$ROOT"/} (open them with any mail reader)"
+  if [ -n "${PROCFLOW_SMTP_URL:-}" ]; then
+    mail_note="Emails        sent through PROCFLOW_SMTP_URL"
+  else
+    mkdir -p "$PROCFLOW_MAIL_DIR"
+  fi
+
   local demo key template
   demo="$(cat "$DEMO_FILE")"
   key="$(field key "$demo")"
@@ -244,6 +254,7 @@ procflow is starting on http://$PROCFLOW_BIND (Ctrl-C stops it)
   Template      $template   "Employee onboarding", published
   API key       $key
   Seed          ${DEMO_FILE#"$ROOT"/} (kept: the next 'make run' reuses the team and the key)
+  $mail_note
   $DB_NOTE
 
 Try it:

@@ -9,6 +9,7 @@
 mod app;
 mod browser;
 mod guest;
+mod mail;
 mod openapi;
 mod remote;
 mod reply;
@@ -19,6 +20,7 @@ mod webhooks;
 pub use app::{Call, Instance, Options, TestApp};
 pub use browser::{Browser, Violation};
 pub use guest::{GuestLink, Page, form_body, text};
+pub use mail::{MailWorld, smtp_config, test_clock};
 pub use openapi::{ApiDescription, committed, committed_document};
 pub use remote::Remote;
 pub use reply::{Reply, assert_keys, keys_of};

@@ -52,6 +52,7 @@ pub fn worker_settings(schedule: &str, allow_private: bool) -> WorkerSettings {
             allow_private,
             timeout: Duration::from_secs(3),
         },
+        ..WorkerSettings::default()
     }
 }
 

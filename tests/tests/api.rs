@@ -16,6 +16,7 @@ mod api {
     pub mod concurrency;
     pub mod conditional;
     pub mod elements;
+    pub mod email;
     pub mod errors;
     pub mod guest_page;
     pub mod guest_posts;

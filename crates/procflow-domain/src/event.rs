@@ -68,6 +68,26 @@ pub enum EventPayload {
         /// The link to open the run.
         share_url: String,
     },
+    /// A guest who has not opened the run's page since being invited is due their one
+    /// reminder (spec 4.7 `enable_reminders`); raised by the notice scheduler.
+    GuestReminderDue {
+        /// The run shared.
+        run_id: RunId,
+        /// The run's title, for the email.
+        run_title: String,
+        /// The guest record.
+        guest_id: GuestId,
+        /// The guest's address.
+        email: Email,
+    },
+    /// An open task's due date has passed (again a day later while it stays open); raised by
+    /// the notice scheduler, notifies its assignee.
+    TaskOverdue {
+        /// The task as it is.
+        task: TaskSnapshot,
+        /// The run's title, for the email.
+        run_title: String,
+    },
 }
 
 impl EventPayload {
@@ -94,6 +114,8 @@ impl EventPayload {
             Self::RunCompleted { .. } => "process_run.completed",
             Self::TaskAssigned { .. } => "process_step.assigned",
             Self::GuestInvited { .. } => "process_run.guest_invited",
+            Self::GuestReminderDue { .. } => "process_run.guest_reminder_due",
+            Self::TaskOverdue { .. } => "process_step.overdue",
         }
     }
 
@@ -102,8 +124,10 @@ impl EventPayload {
     pub const fn run_id(&self) -> RunId {
         match self {
             Self::RunCreated { run, .. } | Self::RunCompleted { run } => run.id,
-            Self::TaskCompleted { task } | Self::TaskAssigned { task, .. } => task.instance_id,
-            Self::GuestInvited { run_id, .. } => *run_id,
+            Self::TaskCompleted { task }
+            | Self::TaskAssigned { task, .. }
+            | Self::TaskOverdue { task, .. } => task.instance_id,
+            Self::GuestInvited { run_id, .. } | Self::GuestReminderDue { run_id, .. } => *run_id,
         }
     }
 }
@@ -162,4 +186,7 @@ pub struct TaskSnapshot {
     pub assignee: Option<Assignee>,
     /// Whether completing it sends a webhook.
     pub webhook_enabled: bool,
+    /// When it is due (absent from events written before emails were sent).
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub due_date: Option<OffsetDateTime>,
 }

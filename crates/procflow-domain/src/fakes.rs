@@ -8,6 +8,7 @@ mod clock;
 mod idempotency;
 mod ids;
 mod keys;
+mod mail;
 mod outbox;
 mod rate_limits;
 mod runs;

@@ -104,6 +104,11 @@ typed_id!(
     DeliveryId
 );
 
+typed_id!(
+    /// An email to send (a notification or an invitation).
+    EmailId
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,7 @@ pub mod guest;
 pub mod ids;
 pub mod json;
 pub mod limits;
+pub mod mail;
 pub mod names;
 #[cfg(feature = "openapi")]
 pub mod openapi;

@@ -20,8 +20,10 @@ use crate::values::{Email, Page, PageRequest, ShareToken};
 use crate::window::WindowLimit;
 use time::Duration;
 
+mod mail;
 mod webhooks;
 
+pub use mail::{MailQueue, NoticeDecision, NoticeStore};
 pub use webhooks::{
     Backlog, DeliveryQueue, EventFeed, WebhookDecision, WebhookSender, WebhookStore, WorkSignal,
 };

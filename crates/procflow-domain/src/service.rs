@@ -2,6 +2,7 @@
 
 mod batch;
 mod guest;
+mod mail;
 mod runs;
 mod sharing;
 mod templates;
@@ -9,6 +10,7 @@ mod webhooks;
 
 pub use batch::UpdateTasks;
 pub use guest::{GuestPost, SharedRun};
+pub use mail::{MailPorts, Mailer};
 pub use runs::{CreateRun, UpdateTask};
 pub use webhooks::{WebhookPorts, Webhooks};
 

@@ -21,7 +21,21 @@ pub const PENDING: &str = "procflow_webhook_pending";
 /// Gauge: seconds since the oldest delivery pending or in flight was created (0 with none).
 pub const OLDEST_PENDING_AGE: &str = "procflow_webhook_oldest_pending_age_seconds";
 
+/// Counter: email sends by `kind` and `outcome`: `sent`, `retry` (a temporary failure,
+/// another attempt scheduled), `failed` (refused for good, or the last attempt failed), `lost`
+/// (the lease ran out meanwhile), `unrecorded` (the store failed).
+pub const EMAILS_TOTAL: &str = "procflow_email_sends_total";
+
+/// Histogram: seconds a send took.
+pub const EMAIL_DURATION: &str = "procflow_email_send_duration_seconds";
+
+/// Gauge: emails pending or in flight, of every instance.
+pub const EMAILS_PENDING: &str = "procflow_email_pending";
+
 pub(crate) fn describe() {
+    metrics::describe_counter!(EMAILS_TOTAL, "Email sends, by kind and outcome");
+    metrics::describe_histogram!(EMAIL_DURATION, Unit::Seconds, "Time an email send took");
+    metrics::describe_gauge!(EMAILS_PENDING, "Emails pending or in flight");
     metrics::describe_counter!(ATTEMPTS_TOTAL, "Webhook delivery attempts, by outcome");
     metrics::describe_histogram!(
         ATTEMPT_DURATION,
@@ -48,4 +62,14 @@ pub(crate) fn backlog(backlog: Backlog, now: OffsetDateTime) {
         .oldest
         .map_or(0.0, |oldest| (now - oldest).as_seconds_f64().max(0.0));
     metrics::gauge!(OLDEST_PENDING_AGE).set(age);
+}
+
+pub(crate) fn email(kind: &'static str, outcome: &'static str, elapsed: Duration) {
+    metrics::counter!(EMAILS_TOTAL, "kind" => kind, "outcome" => outcome).increment(1);
+    metrics::histogram!(EMAIL_DURATION).record(elapsed.as_secs_f64());
+}
+
+pub(crate) fn email_backlog(pending: u64) {
+    #[expect(clippy::cast_precision_loss, reason = "a count far below 2^52")]
+    metrics::gauge!(EMAILS_PENDING).set(pending as f64);
 }

@@ -166,14 +166,14 @@ impl WebhookChannel {
 
 /// A uniform number in `[0, 1)` from the OS's randomness (a v4 UUID's random bits): the
 /// retry schedule's jitter.
-fn jitter() -> f64 {
+pub(crate) fn jitter() -> f64 {
     let bits = Uuid::new_v4().as_u128() >> 75;
     #[expect(clippy::cast_precision_loss, reason = "53 bits fit an f64 exactly")]
     let unit = bits as f64 / (1_u64 << 53) as f64;
     unit
 }
 
-fn lease_of(config: &WorkerConfig) -> time::Duration {
+pub(crate) fn lease_of(config: &WorkerConfig) -> time::Duration {
     time::Duration::try_from(config.lease).unwrap_or(time::Duration::MINUTE)
 }
 

@@ -15,6 +15,24 @@ diesel::table! {
 }
 
 diesel::table! {
+    emails (team_id, id) {
+        team_id -> Uuid,
+        id -> Uuid,
+        event_id -> Uuid,
+        kind -> Text,
+        recipient -> Text,
+        content -> Jsonb,
+        status -> Text,
+        attempts -> Int4,
+        error -> Nullable<Text>,
+        created_at -> Timestamptz,
+        last_attempt_at -> Nullable<Timestamptz>,
+        due_at -> Timestamptz,
+        lease -> Nullable<Uuid>,
+    }
+}
+
+diesel::table! {
     idempotency_keys (team_id, key) {
         team_id -> Uuid,
         key -> Text,
@@ -126,6 +144,7 @@ diesel::table! {
         comment -> Nullable<Text>,
         custom_elements -> Jsonb,
         created_at -> Timestamptz,
+        overdue_next_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -246,6 +265,7 @@ diesel::table! {
 }
 
 diesel::joinable!(api_keys -> teams (team_id));
+diesel::joinable!(emails -> teams (team_id));
 diesel::joinable!(idempotency_keys -> teams (team_id));
 diesel::joinable!(members -> teams (team_id));
 diesel::joinable!(outbox -> teams (team_id));
@@ -254,6 +274,7 @@ diesel::joinable!(webhook_endpoints -> teams (team_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     api_keys,
+    emails,
     idempotency_keys,
     members,
     outbox,

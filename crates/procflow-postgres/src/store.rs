@@ -5,6 +5,8 @@ mod deliveries;
 mod health;
 mod idempotency;
 mod key_changes;
+mod mail;
+mod notices;
 mod outbox;
 mod rate_limits;
 mod runs;

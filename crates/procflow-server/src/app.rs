@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 
 use actix_web::dev::{Server, ServerHandle};
 use procflow_domain::error::StoreError;
-use procflow_domain::service::{Ports, Procflow, WebhookPorts, Webhooks};
+use procflow_domain::service::{MailPorts, Mailer, Ports, Procflow, WebhookPorts, Webhooks};
 use procflow_http::Services;
 use procflow_postgres::{PgStore, PoolConfig};
 
@@ -98,6 +98,20 @@ pub fn webhooks_on(store: &PgStore) -> Webhooks {
     })
 }
 
+/// The email use cases over `store`, with the system clock and random ids.
+#[must_use]
+pub fn mailer_on(store: &PgStore) -> Mailer {
+    let shared = Arc::new(store.clone());
+    Mailer::new(MailPorts {
+        queue: shared.clone(),
+        notices: shared.clone(),
+        teams: shared.clone(),
+        runs: shared,
+        clock: Arc::new(SystemClock),
+        ids: Arc::new(RandomIds),
+    })
+}
+
 /// What the API runs on, all over one store: the rate limit is counted in PostgreSQL, so it
 /// holds across instances sharing the database.
 #[must_use]
@@ -165,9 +179,10 @@ fn log_start(config: &ServeConfig, address: std::net::SocketAddr) {
             "the public URL is a wildcard address: set PROCFLOW_PUBLIC_URL so share links of new teams work"
         );
     }
-    tracing::info!(
-        smtp.configured = config.smtp_url.is_some(),
-        worker = config.worker.is_some(),
-        "emails are not sent yet: they are recorded in the outbox"
-    );
+    if config.worker.is_none() {
+        tracing::info!(
+            smtp.configured = config.smtp_url.is_some(),
+            "no delivery worker runs here: webhooks and emails are sent by `procflow worker`"
+        );
+    }
 }

@@ -16,9 +16,7 @@ use procflow_domain::values::Email;
 use procflow_http::HttpConfig;
 use procflow_postgres::PoolConfig;
 
-use crate::config::{
-    BaseUrl, DEFAULT_SMTP_FROM, DatabaseUrl, LogFormat, Secret, ServeConfig, Timezone,
-};
+use crate::config::{BaseUrl, DatabaseUrl, LogFormat, ServeConfig, Timezone};
 use crate::worker::WorkerArgs;
 
 /// procflow: a process-workflow service with a JSON REST API.
@@ -145,12 +143,6 @@ pub struct ServeArgs {
     /// HTTP worker threads [default: one per CPU core]
     #[arg(long, env = "PROCFLOW_HTTP_WORKERS", value_parser = clap::value_parser!(u16).range(1..))]
     pub http_workers: Option<u16>,
-    /// SMTP server for emails, smtp://host:port [default: none, emails are logged, not sent]
-    #[arg(long, env = "PROCFLOW_SMTP_URL", hide_env_values = true)]
-    pub smtp_url: Option<Secret>,
-    /// Sender address of emails
-    #[arg(long, env = "PROCFLOW_SMTP_FROM", default_value = DEFAULT_SMTP_FROM)]
-    pub smtp_from: Email,
     /// Run the delivery worker in this process (true|false); run `procflow worker` elsewhere
     /// when false
     #[arg(
@@ -181,8 +173,8 @@ impl ServeArgs {
                 guest_posts_per_minute_per_address: self.guest_posts_per_minute_per_address,
                 ..HttpConfig::default()
             },
-            smtp_url: self.smtp_url,
-            smtp_from: self.smtp_from.to_string(),
+            smtp_url: self.delivery.smtp_url.clone(),
+            smtp_from: self.delivery.smtp_from.to_string(),
             webhook_allow_private: self.delivery.webhook_allow_private,
             worker: self.worker.then(|| self.delivery.settings()),
         }
@@ -369,6 +361,8 @@ pub struct ImportTemplate {
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
+
+    use crate::config::Secret;
 
     use super::*;
 
@@ -566,6 +560,8 @@ mod tests {
             "PROCFLOW_WORKER_CONCURRENCY",
             "PROCFLOW_WORKER_LEASE_SECONDS",
             "PROCFLOW_WORKER_POLL_MS",
+            "PROCFLOW_MAIL_DIR",
+            "PROCFLOW_SCHEDULER_INTERVAL",
         ] {
             assert!(help.contains(variable), "{variable} missing from:\n{help}");
         }

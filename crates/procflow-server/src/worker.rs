@@ -3,6 +3,7 @@
 //! and `/healthz` on the bind address.
 
 use std::net::{SocketAddr, TcpListener};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,12 +11,18 @@ use actix_web::{App, HttpResponse, HttpServer, web};
 use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Args};
 use procflow_domain::ports::StoreStats;
+use procflow_domain::values::Email;
 use procflow_domain::webhook::RetrySchedule;
-use procflow_notify::{HttpSender, SenderConfig, WebhookChannel, Worker, WorkerConfig, WorkerTask};
+use procflow_notify::mail::DEFAULT_SCHEDULER_INTERVAL;
+use procflow_notify::{
+    HttpSender, MailChannel, MailConfig, MailSender, SenderConfig, WebhookChannel, Worker,
+    WorkerConfig, WorkerTask,
+};
 use procflow_postgres::PgStore;
 use tokio::task::JoinHandle;
 
-use crate::app::webhooks_on;
+use crate::app::{mailer_on, webhooks_on};
+use crate::config::{DEFAULT_SMTP_FROM, Secret};
 
 /// How webhooks are delivered: flattened into `procflow serve` and `procflow worker`.
 #[derive(Clone, Debug, Args)]
@@ -57,15 +64,53 @@ pub struct WorkerArgs {
         value_parser = clap::value_parser!(u64).range(10..=60_000)
     )]
     pub worker_poll_ms: u64,
+    /// SMTP server for emails: smtp://host:port (plain), smtp://host:port?tls=required
+    /// (STARTTLS), smtps://host:port (implicit TLS); credentials as smtp://user:password@host
+    /// [default: none, emails go to PROCFLOW_MAIL_DIR, or are logged]
+    #[arg(long, env = "PROCFLOW_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<Secret>,
+    /// Sender address of emails (the team's name is the sender's name)
+    #[arg(long, env = "PROCFLOW_SMTP_FROM", default_value = DEFAULT_SMTP_FROM)]
+    pub smtp_from: Email,
+    /// Without an SMTP server: write each email into this folder as a .eml file (a
+    /// developer's machine) [default: none, emails are logged: kind and recipient's domain]
+    #[arg(long, env = "PROCFLOW_MAIL_DIR")]
+    pub mail_dir: Option<PathBuf>,
+    /// Seconds between looks for due guest reminders and overdue tasks
+    #[arg(
+        long,
+        env = "PROCFLOW_SCHEDULER_INTERVAL",
+        default_value_t = DEFAULT_SCHEDULER_INTERVAL.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..=86_400)
+    )]
+    pub scheduler_interval: u64,
 }
 
 /// The worker's settings, read once at start-up.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct WorkerSettings {
     /// The loop.
     pub worker: WorkerConfig,
     /// The sender.
     pub sender: SenderConfig,
+    /// Where emails go.
+    pub mail: MailConfig,
+    /// How often the scheduler looks for due reminders and overdue tasks.
+    pub scheduler_interval: Duration,
+}
+
+impl Default for WorkerSettings {
+    fn default() -> Self {
+        Self {
+            worker: WorkerConfig::default(),
+            sender: SenderConfig::default(),
+            mail: MailConfig {
+                from: DEFAULT_SMTP_FROM.to_owned(),
+                ..MailConfig::default()
+            },
+            scheduler_interval: DEFAULT_SCHEDULER_INTERVAL,
+        }
+    }
 }
 
 impl WorkerArgs {
@@ -84,6 +129,13 @@ impl WorkerArgs {
                 allow_private: self.webhook_allow_private,
                 ..SenderConfig::default()
             },
+            mail: MailConfig {
+                smtp_url: self.smtp_url.as_ref().map(|url| url.expose().to_owned()),
+                from: self.smtp_from.to_string(),
+                dir: self.mail_dir.clone(),
+                ..MailConfig::default()
+            },
+            scheduler_interval: Duration::from_secs(self.scheduler_interval),
         }
     }
 }
@@ -114,6 +166,9 @@ pub enum WorkerError {
     /// The webhook HTTP client could not be built.
     #[error(transparent)]
     Sender(#[from] procflow_notify::SenderError),
+    /// The mail transport could not be set up.
+    #[error(transparent)]
+    Mail(#[from] procflow_notify::mail::MailSetupError),
     /// The worker's pool could not be built.
     #[error("cannot set up the worker's database pool: {0}")]
     Store(#[from] procflow_domain::error::StoreError),
@@ -130,16 +185,34 @@ pub fn spawn_worker(
 ) -> Result<RunningWorker, WorkerError> {
     let store = &store.with_own_pool(WORKER_POOL_SIZE)?;
     let sender = Arc::new(HttpSender::new(&settings.sender)?);
-    let channel = WebhookChannel::new(webhooks_on(store), sender, settings.worker.clone());
+    let mail_sender = Arc::new(MailSender::new(&settings.mail)?);
+    let mailer = mailer_on(store);
+    // One outbox, taken once: its dispatch queues the webhook deliveries and the emails.
+    let webhooks = webhooks_on(store).with_mail(mailer.clone());
+    let channel = WebhookChannel::new(webhooks, sender, settings.worker.clone());
+    let mail = MailChannel::new(
+        mailer,
+        mail_sender.clone(),
+        settings.worker.clone(),
+        settings.scheduler_interval,
+    );
     let listener = store.listen();
     let task = Worker::new(
-        vec![Arc::new(channel)],
+        vec![Arc::new(channel), Arc::new(mail)],
         Arc::new(store.clone()),
         settings.worker.clone(),
     )
     .spawn();
     tracing::info!(
         webhook.allow_private = settings.sender.allow_private,
+        email.transport = mail_sender.mode(),
+        email.dir = settings
+            .mail
+            .dir
+            .as_ref()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default(),
+        scheduler.interval_s = settings.scheduler_interval.as_secs(),
         "the delivery worker is started"
     );
     Ok(RunningWorker { task, listener })

@@ -12,6 +12,7 @@ mod private_server;
 pub mod receiver;
 mod server;
 mod session;
+pub mod smtp;
 mod sweep;
 mod template;
 mod watchdog;

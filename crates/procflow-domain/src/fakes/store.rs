@@ -42,6 +42,7 @@ pub(super) struct State {
     pub(super) idempotency: IdempotencyRecords,
     pub(super) webhooks: Vec<crate::webhook::WebhookEndpoint>,
     pub(super) deliveries: Vec<super::webhooks::DeliveryRow>,
+    pub(super) mail: super::mail::MailState,
 }
 
 #[derive(Debug)]

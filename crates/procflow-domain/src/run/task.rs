@@ -154,6 +154,7 @@ impl RunTask {
             completed_by: self.completed_by(),
             assignee: self.assignee.clone(),
             webhook_enabled: self.webhook_enabled,
+            due_date: self.due_date,
         }
     }
 }

@@ -45,13 +45,24 @@ pub struct WebhookPorts {
 #[derive(Clone)]
 pub struct Webhooks {
     ports: WebhookPorts,
+    mail: Option<super::Mailer>,
 }
 
 impl Webhooks {
     /// The use cases over these adapters.
     #[must_use]
     pub fn new(ports: WebhookPorts) -> Self {
-        Self { ports }
+        Self { ports, mail: None }
+    }
+
+    /// The same use cases whose [`dispatch`](Self::dispatch) also queues the emails events
+    /// call for: one outbox, taken once, feeds both channels.
+    #[must_use]
+    pub fn with_mail(self, mailer: super::Mailer) -> Self {
+        Self {
+            mail: Some(mailer),
+            ..self
+        }
     }
 
     /// The adapters.
@@ -246,7 +257,8 @@ impl Webhooks {
     }
 
     /// Fans out up to `limit` outbox events, leased for `lease`: one delivery per enabled
-    /// endpoint of the event's team subscribed to it and existing when it happened. Safe to
+    /// endpoint of the event's team subscribed to it and existing when it happened, and (with
+    /// [`with_mail`](Self::with_mail)) the emails they call for. Safe to
     /// repeat after a crash (the queue keeps one delivery per event and endpoint). Answers how
     /// many events were taken.
     ///
@@ -310,6 +322,9 @@ impl Webhooks {
         }
         if !deliveries.is_empty() {
             self.ports.deliveries.enqueue(&deliveries).await?;
+        }
+        if let Some(mailer) = &self.mail {
+            mailer.fan_out(&events).await?;
         }
         let ids: Vec<EventId> = events.iter().map(|event| event.id).collect();
         self.ports.outbox.complete(&ids).await?;

@@ -344,6 +344,7 @@ mod tests {
             completed_by: Some(by),
             assignee: None,
             webhook_enabled,
+            due_date: None,
         }
     }
 

@@ -103,6 +103,10 @@ async fn a_worker_killed_holding_a_lease_loses_nothing() {
         worker_concurrency: 4,
         worker_lease_seconds: 2,
         worker_poll_ms: 100,
+        smtp_url: None,
+        smtp_from: "procflow@localhost".parse().unwrap(),
+        mail_dir: None,
+        scheduler_interval: 60,
     };
     let survivor = spawn_worker(&store, &args.settings()).unwrap();
     let again = receiver.wait_for(2, WAIT).await.remove(1);

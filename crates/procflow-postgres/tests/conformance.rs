@@ -20,7 +20,9 @@ mod conformance {
     pub mod env;
     pub mod idempotency;
     pub mod isolation;
+    pub mod mail;
     pub mod migrations;
+    pub mod notices;
     pub mod outbox;
     pub mod rate_limits;
     pub mod runs;

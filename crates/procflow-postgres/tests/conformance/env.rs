@@ -7,8 +7,8 @@ use procflow_domain::event::Event;
 use procflow_domain::fakes::{FixedClock, InMemoryStore, SequentialIds};
 use procflow_domain::ids::TeamId;
 use procflow_domain::ports::{
-    Clock, DeliveryQueue, EventFeed, IdempotencyStore, Outbox, RateLimiter, RunStore, TeamStore,
-    TemplateStore, WebhookStore, WindowLimiter,
+    Clock, DeliveryQueue, EventFeed, IdempotencyStore, MailQueue, NoticeStore, Outbox, RateLimiter,
+    RunStore, TeamStore, TemplateStore, WebhookStore, WindowLimiter,
 };
 use procflow_domain::service::{Ports, Procflow, WebhookPorts, Webhooks};
 use procflow_domain::team::{Role, Subscription, Team};
@@ -61,6 +61,8 @@ pub trait Store:
     + WebhookStore
     + DeliveryQueue
     + EventFeed
+    + MailQueue
+    + NoticeStore
 {
 }
 
@@ -75,6 +77,8 @@ impl<S> Store for S where
         + WebhookStore
         + DeliveryQueue
         + EventFeed
+        + MailQueue
+        + NoticeStore
 {
 }
 

@@ -1,0 +1,142 @@
+//! `NoticeStore`: a due reminder or overdue notice is taken once however many instances ask,
+//! reminders only for guests who have not engaged, overdue notices again a day later while
+//! the task stays open and never after it is done.
+
+use std::sync::{Arc, Mutex};
+
+use procflow_domain::mail::{DueNotice, OVERDUE_REPEAT};
+use procflow_domain::ports::NoticeDecision;
+use procflow_domain::service::UpdateTask;
+use procflow_domain::sharing::Invitation;
+use time::{Duration, OffsetDateTime};
+
+use super::env::{Env, Store, conformance_test};
+use super::support::{document, published, start};
+
+/// What one call took: the kinds of the notices handed to the decision, and the count.
+async fn take(store: &Arc<dyn Store>, now: OffsetDateTime) -> (Vec<&'static str>, usize) {
+    let seen = Mutex::new(Vec::new());
+    let decide: &NoticeDecision<'_> = &|notice| {
+        seen.lock().unwrap().push(match notice {
+            DueNotice::Reminder { .. } => "reminder",
+            DueNotice::Overdue { .. } => "overdue",
+        });
+        None
+    };
+    let taken = store.take_due_notices(now, 10, decide).await.unwrap();
+    (seen.into_inner().unwrap(), taken)
+}
+
+conformance_test!(an_overdue_task_is_noticed_once_then_a_day_later_until_it_is_done);
+async fn an_overdue_task_is_noticed_once_then_a_day_later_until_it_is_done(env: Env) {
+    let template = published(&env, &env.team, document()).await;
+    let started_at = env.clock_now();
+    // "Collect documents" is the runner's, due three days after the start.
+    let run = env
+        .procflow
+        .create_run(
+            &env.team,
+            procflow_domain::CreateRun {
+                actor_email: Some("member@a.example".parse().unwrap()),
+                ..start(&template)
+            },
+        )
+        .await
+        .unwrap();
+    let due = started_at + Duration::days(3);
+    assert_eq!(
+        take(&env.store, due - Duration::minutes(1)).await,
+        (vec![], 0)
+    );
+
+    // Two instances ask at once: the notice is taken by one.
+    let other = env.another_instance(2);
+    let (a, b) = tokio::join!(take(&env.store, due), take(&other, due));
+    assert_eq!(a.1 + b.1, 1, "{a:?} {b:?}");
+    assert_eq!([a.0, b.0].concat(), vec!["overdue"]);
+    assert_eq!(
+        take(&env.store, due + OVERDUE_REPEAT - Duration::minutes(1)).await,
+        (vec![], 0)
+    );
+    assert_eq!(
+        take(&env.store, due + OVERDUE_REPEAT).await,
+        (vec!["overdue"], 1)
+    );
+
+    let task = env
+        .store
+        .list_tasks(env.team.id, run.id, Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .find(|task| task.title == "Collect documents")
+        .unwrap();
+    env.procflow
+        .update_task(
+            &env.team,
+            run.id,
+            task.id,
+            UpdateTask {
+                completed: Some(true),
+                ..UpdateTask::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        take(&env.store, due + 3 * OVERDUE_REPEAT).await,
+        (vec![], 0),
+        "a completed task is noticed no more"
+    );
+}
+
+conformance_test!(a_guest_is_reminded_once_and_never_after_opening_the_page);
+async fn a_guest_is_reminded_once_and_never_after_opening_the_page(env: Env) {
+    let template = published(&env, &env.team, document()).await;
+    let invited_at = env.clock_now();
+    let mut runs = Vec::new();
+    for guest in ["quiet@example.org", "engaged@example.org"] {
+        let run = env
+            .procflow
+            .create_run(&env.team, start(&template))
+            .await
+            .unwrap();
+        env.procflow
+            .invite_guest(
+                &env.team,
+                run.id,
+                Invitation {
+                    email: Some(guest.parse().unwrap()),
+                    enable_reminders: true,
+                    reminder_days: Some(2),
+                },
+            )
+            .await
+            .unwrap();
+        runs.push(run);
+    }
+    assert!(
+        env.store
+            .record_guest_engagement(env.team.id, runs[1].id, invited_at + Duration::hours(1))
+            .await
+            .unwrap()
+    );
+
+    let due = invited_at + Duration::days(2);
+    assert_eq!(
+        take(&env.store, due - Duration::minutes(1)).await,
+        (vec![], 0)
+    );
+    let other = env.another_instance(2);
+    let (a, b) = tokio::join!(take(&env.store, due), take(&other, due));
+    assert_eq!(
+        ([a.0, b.0].concat(), a.1 + b.1),
+        (vec!["reminder"], 1),
+        "the quiet guest once, the engaged one never"
+    );
+    assert_eq!(
+        take(&env.store, due + Duration::days(30)).await,
+        (vec![], 0)
+    );
+}

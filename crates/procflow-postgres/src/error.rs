@@ -56,12 +56,13 @@ pub(crate) fn db_error(error: DieselError) -> DomainError {
     }
 }
 
-/// Server shutdown, lost connections and exhausted resources, by their message, since
+/// Server shutdown, lost connections, exhausted resources and lock waits past the pool's
+/// `lock_timeout`, by their message, since
 /// diesel does not expose SQLSTATE classes. "error communicating with the server" is
 /// tokio-postgres's I/O error; "channel closed", diesel-async's when the connection's task
 /// ended.
 fn is_unavailable_state(message: &str) -> bool {
-    const SIGNS: [&str; 7] = [
+    const SIGNS: [&str; 8] = [
         "terminating connection",
         "the database system is",
         "connection closed",
@@ -69,6 +70,8 @@ fn is_unavailable_state(message: &str) -> bool {
         "channel closed",
         "too many clients",
         "remaining connection slots",
+        // `lock_timeout` (PoolConfig): a lock held elsewhere for too long.
+        "canceling statement due to lock timeout",
     ];
     SIGNS.iter().any(|sign| message.contains(sign))
 }

@@ -32,6 +32,11 @@ pub struct PoolConfig {
     /// backend forked, authentication) takes longer on a busy machine without anything being
     /// wrong.
     pub connect_timeout: Duration,
+    /// How long a statement may wait for a lock before the store answers `Unavailable`
+    /// (PostgreSQL's `lock_timeout`, set on each connection). A request blocked on a lock
+    /// holds its connection: without a bound, a stuck lock (a migration, a session left in a
+    /// transaction) would keep connections until the pool ran dry and the requests hung.
+    pub lock_timeout: Duration,
     /// Counts the SQL statements sent, when set (tests and benchmarks).
     pub statement_counter: Option<StatementCounter>,
 }
@@ -51,6 +56,7 @@ impl PoolConfig {
             max_size: usize::from(Self::DEFAULT_MAX_SIZE),
             timeout: Self::DEFAULT_TIMEOUT,
             connect_timeout: Self::DEFAULT_TIMEOUT,
+            lock_timeout: Self::DEFAULT_TIMEOUT,
             statement_counter: None,
         }
     }
@@ -97,10 +103,20 @@ pub(crate) fn build(config: &PoolConfig) -> Result<PgPool, StoreError> {
     // "Verified" would send a `SELECT 1` on every checkout. "Fast" still drops a connection
     // whose socket closed (PostgreSQL restarted), so the pool recovers on its own.
     manager_config.recycling_method = RecyclingMethod::Fast;
+    // Whole milliseconds, at least 1: 0 would mean no limit at all.
+    let lock_timeout = format!(
+        "SET lock_timeout = {}",
+        config.lock_timeout.as_millis().max(1)
+    );
     manager_config.custom_setup = Box::new(move |url| {
         let counter = counter.clone();
+        let lock_timeout = lock_timeout.clone();
         async move {
             let mut conn = AsyncPgConnection::establish(url).await?;
+            // Before the counter is installed: the set-up is no statement of the store's.
+            diesel_async::RunQueryDsl::execute(diesel::sql_query(lock_timeout), &mut conn)
+                .await
+                .map_err(|e| diesel::ConnectionError::BadConnection(e.to_string()))?;
             if let Some(counter) = counter {
                 conn.set_instrumentation(Counting(counter));
             }

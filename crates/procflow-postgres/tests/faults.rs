@@ -224,6 +224,33 @@ async fn an_exhausted_pool_answers_unavailable_after_its_timeout() {
     assert_eq!(store.status().size, 1);
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_blocked_on_a_lock_answers_unavailable_after_the_lock_timeout() {
+    let db = migrated_database().await;
+    let store = PgStore::new(&PoolConfig {
+        max_size: 1,
+        timeout: TIMEOUT,
+        lock_timeout: TIMEOUT,
+        ..PoolConfig::new(db.url())
+    })
+    .expect("pool");
+    let team = seed_team(&store).await;
+
+    let mut locker = lock_teams(db.url()).await;
+    let (answer, waited) = timed("get_team behind a lock", store.get_team(team.id)).await;
+    assert_unavailable("get_team behind a lock", &answer);
+    assert!(
+        waited >= TIMEOUT - Duration::from_millis(20),
+        "answered after {waited:?}"
+    );
+    eprintln!("locked: get_team Unavailable after {waited:?}");
+    // The connection it held is back in the pool, usable, once the lock goes.
+    locker.batch_execute("ROLLBACK").await.expect("rollback");
+    let (answer, _) = timed("get_team once unlocked", store.get_team(team.id)).await;
+    assert_eq!(answer.expect("get_team once unlocked"), team);
+    assert_eq!(store.status().size, 1);
+}
+
 // ---------------------------------------------------------------------------------------------
 // A stopped database
 

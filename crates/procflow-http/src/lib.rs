@@ -94,11 +94,13 @@ pub struct AppState {
     /// The adapters.
     pub services: Services,
     /// The per-key rate limit.
-    pub gate: RateLimitGate,
+    pub gate: Arc<RateLimitGate>,
     /// The configuration.
     pub config: HttpConfig,
     /// When this instance next sweeps expired `Idempotency-Key` records.
     pub key_sweep: idempotency::KeySweep,
+    /// The task that drops the gate's memory of revoked keys; it stops with this state.
+    pub key_follower: rate_limit::KeyChangeFollower,
 }
 
 impl AppState {
@@ -126,28 +128,19 @@ pub fn serve(
     config: HttpConfig,
 ) -> std::io::Result<actix_web::dev::Server> {
     let workers = config.workers;
-    let gate = RateLimitGate::new(
+    let gate = Arc::new(RateLimitGate::new(
         services.rate_limiter.clone(),
         services.clock.clone(),
         config.rate_limit_per_minute,
-    );
+    ));
+    let key_follower = rate_limit::KeyChangeFollower::spawn(&gate, services.key_changes.clone());
     let state = web::Data::new(AppState {
         services,
         gate,
         config,
         key_sweep: idempotency::KeySweep::new(),
+        key_follower,
     });
-    match tokio::runtime::Handle::try_current() {
-        Ok(runtime) => {
-            let state = state.clone();
-            runtime.spawn(async move {
-                rate_limit::forget_changed_keys(&state.gate, &*state.services.key_changes).await;
-            });
-        }
-        Err(_) => tracing::warn!(
-            "no runtime to follow key changes on: a key revoked while rate-limited answers 429 until its window ends"
-        ),
-    }
     let server = HttpServer::new(move || {
         let body_limit = state.config.body_limit_bytes;
         App::new()

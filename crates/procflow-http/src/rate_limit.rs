@@ -18,7 +18,7 @@
 //! until its block ends, at most one window; either way it does nothing.
 
 use std::collections::HashMap;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock, Weak};
 
 use procflow_domain::error::DomainError;
 use procflow_domain::ports::{Clock, KeyChange, KeyChanges, RateLimiter};
@@ -208,15 +208,51 @@ impl RateLimitGate {
     }
 }
 
-/// Applies every change `changes` reports to `gate`, for as long as the feed runs: spawn it
-/// beside the server.
-pub async fn forget_changed_keys(gate: &RateLimitGate, changes: &dyn KeyChanges) {
+/// Applies every change `changes` reports to `gate`, while the gate is in use: the loop ends
+/// at the first change after the gate was dropped.
+pub async fn forget_changed_keys(gate: Weak<RateLimitGate>, changes: Arc<dyn KeyChanges>) {
     loop {
         let change = changes.next().await;
+        let Some(gate) = gate.upgrade() else {
+            return;
+        };
         if let KeyChange::Revoked(_) = change {
             tracing::debug!("a key was revoked; its remembered refusal is dropped");
         }
         gate.forget(&change);
+    }
+}
+
+/// The task following key changes beside a server, stopped when this is dropped (with the
+/// server's state), so that no task or `LISTEN` connection outlives the server.
+#[derive(Debug)]
+pub struct KeyChangeFollower(Option<tokio::task::AbortHandle>);
+
+impl KeyChangeFollower {
+    /// Spawns [`forget_changed_keys`] on the current runtime; without one, follows nothing
+    /// (logged: a key revoked while blocked then answers 429 until its window ends).
+    #[must_use]
+    pub fn spawn(gate: &Arc<RateLimitGate>, changes: Arc<dyn KeyChanges>) -> Self {
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                let task = runtime.spawn(forget_changed_keys(Arc::downgrade(gate), changes));
+                Self(Some(task.abort_handle()))
+            }
+            Err(_) => {
+                tracing::warn!(
+                    "no runtime to follow key changes on: a key revoked while rate-limited answers 429 until its window ends"
+                );
+                Self(None)
+            }
+        }
+    }
+}
+
+impl Drop for KeyChangeFollower {
+    fn drop(&mut self) {
+        if let Some(task) = self.0.take() {
+            task.abort();
+        }
     }
 }
 

@@ -200,15 +200,8 @@ async fn a_reported_key_change_drops_the_remembered_refusals_it_concerns() {
         retry_after(setup.admit(n).await);
     }
     let changes = Arc::new(procflow_domain::fakes::ScriptedKeyChanges::default());
-    let feed = {
-        let (gate, changes) = (Arc::new(setup.gate), changes.clone());
-        let task = tokio::spawn({
-            let gate = gate.clone();
-            async move { forget_changed_keys(&gate, &*changes).await }
-        });
-        (gate, task)
-    };
-    let (gate, task) = feed;
+    let gate = Arc::new(setup.gate);
+    let follower = KeyChangeFollower::spawn(&gate, changes.clone());
     let blocked = |n: u8| gate.cached_refusal(&[n; 32]).is_some();
     // The feed's task runs when this one yields (a current-thread runtime): a few turns are
     // plenty, a bound keeps a broken feed from hanging the test.
@@ -228,7 +221,15 @@ async fn a_reported_key_change_drops_the_remembered_refusals_it_concerns() {
         !blocked(1) && !blocked(3),
         "anything: everything is forgotten"
     );
-    task.abort();
+
+    // Dropped with the server's state, the follower stops and lets go of the feed.
+    drop(follower);
+    settle().await;
+    assert_eq!(
+        Arc::strong_count(&changes),
+        1,
+        "the follower's task is gone"
+    );
 }
 
 #[tokio::test]

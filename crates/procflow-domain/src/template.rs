@@ -4,7 +4,7 @@ mod document;
 mod due_date;
 
 pub use document::{ElementDocument, SectionDocument, TaskDocument, TemplateDocument};
-pub use due_date::{DueDateRule, IsoDuration};
+pub use due_date::{DATE_UNITS, DueDateRule, IsoDuration, TIME_UNITS};
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;

@@ -41,9 +41,8 @@ pub enum DueDateRule {
         /// What the offset counts from.
         from: RelativeTo,
         /// An ISO 8601 duration of weeks, days, hours, minutes and seconds (`P3D`, `PT4H`,
-        /// `P1DT12H`); years and months are refused. Each number has at most the digits of
-        /// [`IsoDuration::pattern`] (3 for weeks, 4 for days, 5 for hours, 7 for minutes, 9
-        /// for seconds).
+        /// `P1DT12H`); years and months are refused. Each number has at most 3 digits for weeks,
+        /// 4 for days, 5 for hours, 7 for minutes and 9 for seconds.
         #[cfg_attr(feature = "openapi", schema(value_type = String))]
         offset: IsoDuration,
     },

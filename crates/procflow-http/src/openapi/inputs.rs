@@ -1,0 +1,166 @@
+//! What the document says of the inputs beyond their types, from the rules that judge them, so
+//! that every request the document admits is one the server takes: no text input holds NUL
+//! (PostgreSQL cannot store it; the server answers 400), titles are not blank, a relative due
+//! date's duration grammar, a run's due date, a template task's assignee, the guest's form.
+
+use serde_json::{Value, json};
+
+use procflow_domain::guest::GuestIntent;
+use procflow_domain::limits::{MAX_COMMENT_CHARS, MAX_TITLE_CHARS, TEXT_PATTERN, TITLE_PATTERN};
+use procflow_domain::template::IsoDuration;
+
+/// The field names of a guest's form that carry an element's value: `el-<element id>`.
+const ELEMENT_FIELD: &str = "^el-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
+
+/// Completes the input schemas of utoipa's document.
+pub(super) fn complete(document: &mut Value) {
+    let schemas = &mut document["components"]["schemas"];
+    if let Some(variants) = schemas["DueDateRule"]["oneOf"].as_array_mut() {
+        for variant in variants {
+            if variant["properties"]["offset"].is_object() {
+                variant["properties"]["offset"]["pattern"] = json!(IsoDuration::pattern());
+            }
+        }
+    }
+    let run = &mut schemas["CreateRun"];
+    run["properties"]["due_date"] = json!({
+        "type": ["string", "null"],
+        "description": "An RFC 3339 timestamp, or a `YYYY-MM-DD` date (midnight UTC).",
+        "anyOf": [{"format": "date-time"}, {"format": "date"}],
+    });
+    for name in ["name", "title"] {
+        let description = run["properties"][name]["description"].clone();
+        run["properties"][name] = json!({
+            "type": ["string", "null"],
+            "maxLength": MAX_TITLE_CHARS,
+            "pattern": TITLE_PATTERN,
+            "description": description,
+        });
+    }
+    schemas["TaskDocument"]["properties"]["assignee"] = json!({
+        "type": ["string", "null"],
+        "description": "Who is assigned in each run: `runner` (who starts the run), a member's user id or an email address.",
+        "anyOf": [{"enum": ["runner"]}, {"format": "uuid"}, {"format": "email"}],
+    });
+    let names: Vec<String> = request_schemas(document);
+    for name in names {
+        text_without_nul(&mut document["components"]["schemas"][&name]);
+    }
+    // `title` is another name for `name`: both given is refused.
+    document["components"]["schemas"]["CreateRun"]["not"] = json!({
+        "required": ["name", "title"],
+        "properties": {"name": {"type": "string"}, "title": {"type": "string"}},
+    });
+    if let Some(body) = document
+        .pointer_mut("/paths/~1instance~1{run_id}~1tasks~1{task_id}/post/requestBody/content/application~1x-www-form-urlencoded")
+    {
+        body["schema"] = guest_form();
+    }
+}
+
+/// The names of the component schemas a request body refers to, directly or through others.
+fn request_schemas(document: &Value) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let mut pending: Vec<String> = Vec::new();
+    if let Some(paths) = document["paths"].as_object() {
+        for operation in paths
+            .values()
+            .filter_map(Value::as_object)
+            .flat_map(|o| o.values())
+        {
+            references(&operation["requestBody"], &mut pending);
+        }
+    }
+    while let Some(name) = pending.pop() {
+        if names.contains(&name) {
+            continue;
+        }
+        references(&document["components"]["schemas"][&name], &mut pending);
+        names.push(name);
+    }
+    names
+}
+
+fn references(value: &Value, found: &mut Vec<String>) {
+    match value {
+        Value::Object(object) => {
+            if let Some(name) = object
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+            {
+                found.push(name.to_owned());
+            }
+            object.values().for_each(|v| references(v, found));
+        }
+        Value::Array(items) => items.iter().for_each(|v| references(v, found)),
+        _ => {}
+    }
+}
+
+/// Every free text of a schema (a string without a format, pattern or set of values, or a
+/// value of any type, whose strings are texts) refuses NUL, as the server does. `pattern`
+/// constrains strings only, so it also says so of a value of any type.
+fn text_without_nul(schema: &mut Value) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    let kind = object.get("type");
+    let string = match kind {
+        Some(Value::String(kind)) => kind == "string",
+        Some(Value::Array(kinds)) => kinds.iter().any(|k| k == "string"),
+        _ => false,
+    };
+    let any = kind.is_none()
+        && ![
+            "$ref",
+            "anyOf",
+            "oneOf",
+            "allOf",
+            "not",
+            "enum",
+            "const",
+            "properties",
+            "items",
+        ]
+        .iter()
+        .any(|k| object.contains_key(*k));
+    let constrained = ["format", "pattern", "enum", "const", "anyOf", "oneOf"]
+        .iter()
+        .any(|k| object.contains_key(*k));
+    if (string || any) && !constrained {
+        object.insert("pattern".into(), json!(TEXT_PATTERN));
+    }
+    for (keyword, value) in object.iter_mut() {
+        match keyword.as_str() {
+            "properties" | "patternProperties" => {
+                if let Some(fields) = value.as_object_mut() {
+                    fields.values_mut().for_each(text_without_nul);
+                }
+            }
+            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
+                if let Some(schemas) = value.as_array_mut() {
+                    schemas.iter_mut().for_each(text_without_nul);
+                }
+            }
+            "items" | "additionalProperties" => text_without_nul(value),
+            _ => {}
+        }
+    }
+}
+
+/// The form of one task as the guest page's forms send it (`crate::guest::read_form`).
+fn guest_form() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": GuestIntent::NAMES, "description": "The button pressed."},
+            "comment": {"type": "string", "maxLength": MAX_COMMENT_CHARS, "pattern": TEXT_PATTERN, "description": "The comment of an approval (approve or reject)."},
+        },
+        "patternProperties": {
+            ELEMENT_FIELD: {"type": "string", "pattern": TEXT_PATTERN, "description": "The value of the task's input element of this id (repeated once per checked option of a multichoice)."},
+        },
+        "required": ["action"],
+        "additionalProperties": false,
+    })
+}

@@ -134,6 +134,7 @@ async fn every_text_of_a_run_and_its_tasks_refuses_nul() {
         "template_id": app.template.id,
         "name": "A run",
         "due_date": "2030-01-01",
+        "actor_email": "nobody@example.com",
         "custom_elements": [{"task_id": template_task, "element_id": element["id"], "value": "Ada"}],
     });
     app.start_run(&create).await;
@@ -149,6 +150,7 @@ async fn every_text_of_a_run_and_its_tasks_refuses_nul() {
     .await;
     let update = json!({
         "assignee": "someone@example.com",
+        "actor_email": "nobody@example.com",
         "custom_elements": [{"id": element["id"], "value": "Ada"}],
     });
     let task_path = format!(
@@ -157,7 +159,7 @@ async fn every_text_of_a_run_and_its_tasks_refuses_nul() {
     );
     app.patch(&task_path, &update).await.data(200);
     each_string_refuses_nul(&app, "PATCH", &task_path, "UpdateTask", &update, &[]).await;
-    let batch = json!({"tasks": [{
+    let batch = json!({"actor_email": "nobody@example.com", "tasks": [{
         "id": task["id"],
         "custom_elements": [{"id": element["id"], "value": "Ada"}],
     }]});

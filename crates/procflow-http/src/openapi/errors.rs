@@ -116,7 +116,7 @@ fn particular(operation_id: &str) -> &'static [Case] {
         "publishTemplate" => &[
             TEMPLATE,
             (
-                ErrorCode::ValidationError,
+                ErrorCode::TemplateHasNoTask,
                 "Publishing a template that has no task.",
             ),
         ],

@@ -5,6 +5,7 @@
 
 use serde_json::{Value, json};
 
+use procflow_domain::element::ElementType;
 use procflow_domain::guest::GuestIntent;
 use procflow_domain::limits::{MAX_COMMENT_CHARS, MAX_TITLE_CHARS, TEXT_PATTERN, TITLE_PATTERN};
 use procflow_domain::template::IsoDuration;
@@ -42,6 +43,7 @@ pub(super) fn complete(document: &mut Value) {
         "description": "Who is assigned in each run: `runner` (who starts the run), a member's user id or an email address.",
         "anyOf": [{"enum": ["runner"]}, {"format": "uuid"}, {"format": "email"}],
     });
+    schemas["ElementDocument"]["allOf"] = element_rules();
     let names: Vec<String> = request_schemas(document);
     for name in names {
         text_without_nul(&mut document["components"]["schemas"][&name]);
@@ -56,6 +58,44 @@ pub(super) fn complete(document: &mut Value) {
     {
         body["schema"] = guest_form();
     }
+}
+
+/// What an element of an authoring document must carry by its type (`template::document`):
+/// a label that is not blank on input elements, options exactly on those that have some, a
+/// `file_url` exactly on files.
+fn element_rules() -> Value {
+    let of = |keep: fn(ElementType) -> bool| -> Value {
+        let names: Vec<&str> = ElementType::ALL
+            .into_iter()
+            .filter(|kind| keep(*kind))
+            .map(ElementType::as_str)
+            .collect();
+        json!({"properties": {"type": {"enum": names}}, "required": ["type"]})
+    };
+    json!([
+        {
+            "if": of(|kind| !kind.is_display_only()),
+            "then": {"required": ["label"], "properties": {"label": {"pattern": TITLE_PATTERN}}},
+        },
+        {
+            "if": of(ElementType::has_options),
+            "then": {
+                "required": ["options"],
+                "properties": {"options": {
+                    "type": "array",
+                    "minItems": 1,
+                    "uniqueItems": true,
+                    "items": {"type": "string", "maxLength": MAX_TITLE_CHARS, "pattern": TITLE_PATTERN},
+                }},
+            },
+            "else": {"properties": {"options": {"type": "null"}}},
+        },
+        {
+            "if": of(|kind| kind == ElementType::File),
+            "then": {"required": ["file_url"], "properties": {"file_url": {"type": "string"}}},
+            "else": {"properties": {"file_url": {"type": "null"}}},
+        },
+    ])
 }
 
 /// The names of the component schemas a request body refers to, directly or through others.
@@ -118,6 +158,7 @@ fn text_without_nul(schema: &mut Value) {
             "oneOf",
             "allOf",
             "not",
+            "if",
             "enum",
             "const",
             "properties",

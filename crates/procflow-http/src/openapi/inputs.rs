@@ -7,11 +7,10 @@ use serde_json::{Value, json};
 
 use procflow_domain::element::ElementType;
 use procflow_domain::guest::GuestIntent;
-use procflow_domain::limits::{MAX_COMMENT_CHARS, MAX_TITLE_CHARS, TEXT_PATTERN, TITLE_PATTERN};
+use procflow_domain::limits::{
+    MAX_COMMENT_CHARS, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_BYTES, TEXT_PATTERN, TITLE_PATTERN,
+};
 use procflow_domain::template::IsoDuration;
-
-/// The field names of a guest's form that carry an element's value: `el-<element id>`.
-const ELEMENT_FIELD: &str = "^el-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
 
 /// Completes the input schemas of utoipa's document.
 pub(super) fn complete(document: &mut Value) {
@@ -44,6 +43,16 @@ pub(super) fn complete(document: &mut Value) {
         "anyOf": [{"enum": ["runner"]}, {"format": "uuid"}, {"format": "email"}],
     });
     schemas["ElementDocument"]["allOf"] = element_rules();
+    // A task's assignee in an update: a user id or an email (null unassigns).
+    for schema in ["UpdateTask", "TaskUpdate"] {
+        let assignee = &mut document["components"]["schemas"][schema]["properties"]["assignee"];
+        let description = assignee["description"].clone();
+        *assignee = json!({
+            "type": ["string", "null"],
+            "description": description,
+            "anyOf": [{"format": "uuid"}, {"format": "email"}],
+        });
+    }
     let names: Vec<String> = request_schemas(document);
     for name in names {
         text_without_nul(&mut document["components"]["schemas"][&name]);
@@ -62,7 +71,9 @@ pub(super) fn complete(document: &mut Value) {
 
 /// What an element of an authoring document must carry by its type (`template::document`):
 /// a label that is not blank on input elements, options exactly on those that have some, a
-/// `file_url` exactly on files.
+/// `file_url` exactly on files, the content of display-only ones, a default of the type's kind
+/// on input ones (none on dropdowns and multichoices: it must be one of their `options`, which
+/// a schema cannot say).
 fn element_rules() -> Value {
     let of = |keep: fn(ElementType) -> bool| -> Value {
         let names: Vec<&str> = ElementType::ALL
@@ -89,6 +100,42 @@ fn element_rules() -> Value {
                 }},
             },
             "else": {"properties": {"options": {"type": "null"}}},
+        },
+        {
+            "if": of(|kind| kind == ElementType::Text),
+            "then": {"required": ["value"], "properties": {"value": {"type": "string", "maxLength": MAX_TEXT_CHARS, "pattern": TITLE_PATTERN}}},
+        },
+        {
+            "if": of(|kind| matches!(kind, ElementType::Image | ElementType::Video)),
+            "then": {"required": ["value"], "properties": {"value": {"type": "string", "format": "uri", "maxLength": MAX_URL_BYTES}}},
+        },
+        {
+            "if": of(|kind| matches!(kind, ElementType::File | ElementType::LineBreak | ElementType::Dropdown | ElementType::Multichoice)),
+            "then": {"properties": {"value": {"type": "null"}}},
+        },
+        {
+            "if": of(|kind| matches!(kind, ElementType::ShortText | ElementType::LongText)),
+            "then": {"properties": {"value": {"type": ["string", "null"], "maxLength": MAX_TEXT_CHARS, "pattern": TEXT_PATTERN}}},
+        },
+        {
+            "if": of(|kind| kind == ElementType::Number),
+            "then": {"properties": {"value": {"type": ["number", "null"]}}},
+        },
+        {
+            "if": of(|kind| kind == ElementType::Checkbox),
+            "then": {"properties": {"value": {"type": ["boolean", "null"]}}},
+        },
+        {
+            "if": of(|kind| kind == ElementType::Email),
+            "then": {"properties": {"value": {"type": ["string", "null"], "format": "email"}}},
+        },
+        {
+            "if": of(|kind| kind == ElementType::Website),
+            "then": {"properties": {"value": {"type": ["string", "null"], "format": "uri", "maxLength": MAX_URL_BYTES}}},
+        },
+        {
+            "if": of(|kind| kind == ElementType::Date),
+            "then": {"properties": {"value": {"type": ["string", "null"], "format": "date"}}},
         },
         {
             "if": of(|kind| kind == ElementType::File),
@@ -190,16 +237,15 @@ fn text_without_nul(schema: &mut Value) {
     }
 }
 
-/// The form of one task as the guest page's forms send it (`crate::guest::read_form`).
+/// The form of one task as the guest page's forms send it (`crate::guest::read_form`). The
+/// `el-<element id>` fields are the task's own (any other is refused): the operation's
+/// description names them, a schema cannot (they depend on the task of the path).
 fn guest_form() -> Value {
     json!({
         "type": "object",
         "properties": {
             "action": {"type": "string", "enum": GuestIntent::NAMES, "description": "The button pressed."},
             "comment": {"type": "string", "maxLength": MAX_COMMENT_CHARS, "pattern": TEXT_PATTERN, "description": "The comment of an approval (approve or reject)."},
-        },
-        "patternProperties": {
-            ELEMENT_FIELD: {"type": "string", "pattern": TEXT_PATTERN, "description": "The value of the task's input element of this id (repeated once per checked option of a multichoice)."},
         },
         "required": ["action"],
         "additionalProperties": false,

@@ -26,6 +26,7 @@ mod api {
     pub mod instances;
     pub mod isolation;
     pub mod metrics;
+    pub mod nul_text;
     pub mod openapi;
     pub mod pagination;
     pub mod rate_limit;

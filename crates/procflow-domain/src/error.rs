@@ -22,6 +22,9 @@ pub enum DomainError {
     /// A published template cannot be edited; unpublish it first.
     #[error("the process template is published; unpublish it before editing it")]
     TemplatePublished,
+    /// A template without tasks cannot be published; give it a task first.
+    #[error("the process template has no task: give it one before publishing it")]
+    TemplateHasNoTask,
     /// A team member cannot be a guest (spec 4.7 rule 4).
     #[error(
         "the guest email belongs to a team member; use actor_email when creating a run to bring a team member in"
@@ -65,6 +68,7 @@ impl DomainError {
             Self::TemplateNotPublished => ErrorCode::TemplateNotPublished,
             Self::RunCompleted => ErrorCode::RunCompleted,
             Self::TemplatePublished => ErrorCode::TemplatePublished,
+            Self::TemplateHasNoTask => ErrorCode::TemplateHasNoTask,
             Self::GuestIsTeamMember => ErrorCode::GuestIsTeamMember,
             Self::GuestAlreadyInvited => ErrorCode::GuestAlreadyInvited,
             Self::NotGuestsTask => ErrorCode::Forbidden,
@@ -128,6 +132,9 @@ error_codes! {
     RunCompleted = ("run_completed", 409),
     /// A published template cannot be edited.
     TemplatePublished = ("template_published", 409),
+    /// A template without tasks cannot be published (a state of the template, not of the
+    /// request's body).
+    TemplateHasNoTask = ("template_has_no_task", 409),
     /// A team member cannot be a guest.
     GuestIsTeamMember = ("guest_is_team_member", 409),
     /// The run already has another guest.

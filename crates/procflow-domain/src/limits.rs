@@ -41,6 +41,15 @@ pub const MAX_REMINDER_DAYS: u16 = 365;
 /// The reminder delay when none is given, in days (spec 8).
 pub const DEFAULT_REMINDER_DAYS: u16 = 7;
 
+/// What [`check_text`] takes, as an ECMA-262 regular expression for the OpenAPI `pattern` of
+/// every text input: no NUL (the length is the schema's `maxLength`).
+pub const TEXT_PATTERN: &str = "^[^\\u0000]*$";
+
+/// What [`check_title`] takes, as [`TEXT_PATTERN`]: no NUL, and one character at least that is
+/// not white space as `str::trim` reads it (Unicode `White_Space`, spelled out: `\s` differs
+/// between regular expression engines).
+pub const TITLE_PATTERN: &str = "^[^\\u0000]*[^\\u0000\\t\\n\\u000B\\f\\r \\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000][^\\u0000]*$";
+
 /// Text PostgreSQL can store (no NUL) of at most `max_chars` characters.
 ///
 /// # Errors
@@ -82,6 +91,17 @@ mod tests {
             check_text("a\0", 3),
             Err("must not contain NUL characters".to_owned())
         );
+    }
+
+    proptest::proptest! {
+        /// The document's patterns take exactly what the checks take (lengths aside).
+        #[test]
+        fn the_patterns_agree_with_the_checks(text in "[a\\x00 \\t\\n\\x0B\\x1C\\u{85}\\u{A0}\\u{200B}\\u{2009}\\u{3000}\\u{FEFF}]{0,4}") {
+            let text_pattern = regex::Regex::new(TEXT_PATTERN).unwrap();
+            let title_pattern = regex::Regex::new(TITLE_PATTERN).unwrap();
+            proptest::prop_assert_eq!(text_pattern.is_match(&text), check_text(&text, 10).is_ok(), "{:?}", text);
+            proptest::prop_assert_eq!(title_pattern.is_match(&text), check_title(&text).is_ok(), "{:?}", text);
+        }
     }
 
     #[test]

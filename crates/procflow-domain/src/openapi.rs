@@ -6,7 +6,10 @@
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaFormat, SchemaType, Type};
 use utoipa::openapi::{Array, Object, Ref};
 
-use crate::limits::{MAX_ELEMENTS_PER_TASK, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_BYTES};
+use crate::limits::{
+    MAX_ELEMENTS_PER_TASK, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_BYTES, TEXT_PATTERN,
+    TITLE_PATTERN,
+};
 
 fn string(nullable: bool) -> ObjectBuilder {
     let kind = if nullable {
@@ -14,7 +17,9 @@ fn string(nullable: bool) -> ObjectBuilder {
     } else {
         SchemaType::Type(Type::String)
     };
-    ObjectBuilder::new().schema_type(kind)
+    ObjectBuilder::new()
+        .schema_type(kind)
+        .pattern(Some(TEXT_PATTERN))
 }
 
 /// A title: not blank, at most [`MAX_TITLE_CHARS`] characters.
@@ -23,7 +28,18 @@ pub fn title() -> Object {
     string(false)
         .min_length(Some(1))
         .max_length(Some(MAX_TITLE_CHARS))
+        .pattern(Some(TITLE_PATTERN))
         .description(Some("The title; not blank."))
+        .build()
+}
+
+/// An optional title: not blank, at most [`MAX_TITLE_CHARS`] characters, or null.
+#[must_use]
+pub fn optional_title() -> Object {
+    string(true)
+        .max_length(Some(MAX_TITLE_CHARS))
+        .pattern(Some(TITLE_PATTERN))
+        .description(Some("A title; not blank."))
         .build()
 }
 

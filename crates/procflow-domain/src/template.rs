@@ -4,14 +4,14 @@ mod document;
 mod due_date;
 
 pub use document::{ElementDocument, SectionDocument, TaskDocument, TemplateDocument};
-pub use due_date::{DueDateRule, IsoDuration};
+pub use due_date::{DATE_UNITS, DueDateRule, IsoDuration, TIME_UNITS};
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::actor::TemplateAssignee;
 use crate::element::CustomElement;
-use crate::error::{DomainError, ValidationError};
+use crate::error::DomainError;
 use crate::ids::{SectionId, TeamId, TemplateId, TemplateTaskId};
 use crate::names::named;
 use crate::values::Color;
@@ -129,7 +129,7 @@ impl Template {
     /// unpublishing a draft.
     ///
     /// # Errors
-    /// A [`ValidationError`] when publishing a template without tasks.
+    /// [`DomainError::TemplateHasNoTask`] when publishing a template without tasks.
     pub fn set_published(
         &mut self,
         published: bool,
@@ -140,11 +140,7 @@ impl Template {
         }
         if published {
             if self.tasks.is_empty() {
-                return Err(ValidationError::field(
-                    "published",
-                    "a template needs at least one task to be published",
-                )
-                .into());
+                return Err(DomainError::TemplateHasNoTask);
             }
             self.version += 1;
         }

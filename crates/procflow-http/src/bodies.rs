@@ -65,9 +65,14 @@ pub fn typed<T: DeserializeOwned>(value: Value) -> Result<T, ApiError> {
 }
 
 /// `actor_email` as spec 4.6 rule 6 reads it: text that is no email names no member, so the
-/// request acts as `api`, without an error.
-fn actor_email(text: Option<String>) -> Option<Email> {
-    text.and_then(|text| text.parse().ok())
+/// request acts as `api`, without an error; but text with NUL is refused, as in every text input.
+fn actor_email(text: Option<String>) -> Result<Option<Email>, ApiError> {
+    if let Some(text) = &text
+        && let Err(message) = procflow_domain::limits::check_text(text, usize::MAX)
+    {
+        return Err(ApiError::invalid_field("actor_email", message));
+    }
+    Ok(text.and_then(|text| text.parse().ok()))
 }
 
 /// `absent` → `None`, `null` → `Some(None)`, a value → `Some(Some(v))`.
@@ -94,7 +99,6 @@ pub struct CreateRunBody {
     due_date: Option<String>,
     /// The email of an active team member to attribute the run to; `api` otherwise.
     #[serde(default)]
-    #[schema(format = Email)]
     actor_email: Option<String>,
     /// Values pre-filled into form fields of the template's tasks.
     #[serde(default)]
@@ -159,7 +163,7 @@ impl CreateRunBody {
             template_id,
             name,
             due_date,
-            actor_email: actor_email(self.actor_email),
+            actor_email: actor_email(self.actor_email)?,
             custom_elements,
         })
     }
@@ -198,7 +202,6 @@ pub struct UpdateTaskBody {
     assignee: Option<Option<String>>,
     /// Who acts: `completed_by` becomes that member's user id, else `api`.
     #[serde(default)]
-    #[schema(format = Email)]
     actor_email: Option<String>,
     /// Values written to input elements; `value: null` clears one.
     #[serde(default)]
@@ -256,7 +259,7 @@ impl UpdateTaskBody {
             completed: self.completed,
             skipped: self.skipped,
             assignee,
-            actor_email: actor_email(self.actor_email),
+            actor_email: actor_email(self.actor_email)?,
             custom_elements,
             decision: self.decision,
             comment: self.comment,

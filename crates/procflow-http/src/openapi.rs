@@ -7,6 +7,7 @@
 
 pub(crate) mod envelopes;
 mod errors;
+mod inputs;
 pub(crate) mod schemas;
 pub mod webhooks;
 
@@ -85,6 +86,7 @@ pub fn document() -> Value {
         .extend(schemas);
     let mut document = serde_json::to_value(api).unwrap_or_default();
     errors::complete(&mut document);
+    inputs::complete(&mut document);
     document
 }
 

@@ -101,6 +101,7 @@ mod tests {
             DomainError::TemplateNotPublished,
             DomainError::RunCompleted,
             DomainError::TemplatePublished,
+            DomainError::TemplateHasNoTask,
             DomainError::GuestIsTeamMember,
             DomainError::GuestAlreadyInvited,
             DomainError::Conflict("taken".into()),

@@ -188,7 +188,7 @@ async fn publishing_a_template_without_tasks_is_refused() {
         &json!({"published": true}),
     )
     .await
-    .error(400, "validation_error");
+    .error(409, "template_has_no_task");
     let template = app
         .get(&format!("/api/v1/process-templates/{id}"))
         .await

@@ -91,11 +91,14 @@ impl GuestForm {
             GuestIntent::Reject => Some(Decision::Rejected),
             GuestIntent::Save | GuestIntent::Complete | GuestIntent::Reopen => None,
         };
-        let comment = decision
-            .and(self.comment.as_deref())
+        // Checked whatever the button: a comment is stored with a decision only, but text with
+        // NUL is refused in every input.
+        let given = self
+            .comment
+            .as_deref()
             .filter(|comment| !comment.trim().is_empty())
             .map(normalise_newlines);
-        if let Some(comment) = &comment
+        if let Some(comment) = &given
             && let Err(message) = limits::check_text(comment, MAX_COMMENT_CHARS)
         {
             errors.push(FieldError {
@@ -103,6 +106,7 @@ impl GuestForm {
                 error: ValidationError::field("comment", message),
             });
         }
+        let comment = decision.and(given);
         let mut writes = Vec::new();
         if self.intent != GuestIntent::Reopen {
             for element in task.custom_elements.iter().filter(|e| !e.is_display_only()) {

@@ -41,14 +41,9 @@ pub enum DueDateRule {
         /// What the offset counts from.
         from: RelativeTo,
         /// An ISO 8601 duration of weeks, days, hours, minutes and seconds (`P3D`, `PT4H`,
-        /// `P1DT12H`); years and months are refused. At most about ten years.
-        #[cfg_attr(
-            feature = "openapi",
-            schema(
-                value_type = String,
-                pattern = "^P([0-9]+W)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+S)?)?$"
-            )
-        )]
+        /// `P1DT12H`); years and months are refused. Each number has at most 3 digits for weeks,
+        /// 4 for days, 5 for hours, 7 for minutes and 9 for seconds.
+        #[cfg_attr(feature = "openapi", schema(value_type = String))]
         offset: IsoDuration,
     },
 }
@@ -74,7 +69,9 @@ impl DueDateRule {
 }
 
 /// An ISO 8601 duration of weeks, days, hours, minutes and seconds (`P3D`, `PT4H`, `P1W`,
-/// `P1DT12H`). Years and months are refused: their length depends on the calendar.
+/// `P1DT12H`). Years and months are refused: their length depends on the calendar. Each number
+/// has at most the digits its unit allows ([`DATE_UNITS`], [`TIME_UNITS`]): every duration
+/// [`IsoDuration::pattern`] matches is taken, and none is longer than about 109 years.
 ///
 /// ```
 /// use procflow_domain::template::IsoDuration;
@@ -90,7 +87,30 @@ pub struct IsoDuration {
     duration: Duration,
 }
 
+/// The units of the date part: designator, seconds, most digits (each alone reaches at least
+/// ten years: 999 weeks, 9999 days).
+pub const DATE_UNITS: [(char, i64, usize); 2] = [('W', 604_800, 3), ('D', 86_400, 4)];
+
+/// The units of the time part, as [`DATE_UNITS`] (99999 hours, 9999999 minutes, 999999999
+/// seconds).
+pub const TIME_UNITS: [(char, i64, usize); 3] = [('H', 3_600, 5), ('M', 60, 7), ('S', 1, 9)];
+
 impl IsoDuration {
+    /// The grammar as an ECMA-262 regular expression (the OpenAPI `pattern`): `P`, then at
+    /// least one number with its unit, in the order of [`DATE_UNITS`] and, after `T`,
+    /// [`TIME_UNITS`].
+    ///
+    /// ```
+    /// use procflow_domain::template::IsoDuration;
+    ///
+    /// assert!(IsoDuration::pattern().starts_with("^P("));
+    /// ```
+    #[must_use]
+    pub fn pattern() -> String {
+        let time = units_pattern(&TIME_UNITS);
+        format!("^P({}(T{time})?|T{time})$", units_pattern(&DATE_UNITS))
+    }
+
     /// The length.
     #[must_use]
     pub fn duration(&self) -> Duration {
@@ -118,7 +138,7 @@ impl FromStr for IsoDuration {
         };
         let mut seconds: i64 = 0;
         let mut any = false;
-        let mut add = |part: &str, units: &[(char, i64)]| -> Result<(), ValidationError> {
+        let mut add = |part: &str, units: &[(char, i64, usize)]| -> Result<(), ValidationError> {
             let mut rest = part;
             let mut next_unit = 0;
             while !rest.is_empty() {
@@ -128,13 +148,16 @@ impl FromStr for IsoDuration {
                 if digits == 0 {
                     return Err(refuse());
                 }
-                let amount: i64 = rest[..digits].parse().map_err(|_| refuse())?;
                 let designator = rest[digits..].chars().next().ok_or_else(refuse)?;
                 let position = units[next_unit..]
                     .iter()
-                    .position(|(unit, _)| *unit == designator)
+                    .position(|(unit, _, _)| *unit == designator)
                     .ok_or_else(refuse)?;
-                let factor = units[next_unit + position].1;
+                let (_, factor, most_digits) = units[next_unit + position];
+                if digits > most_digits {
+                    return Err(refuse());
+                }
+                let amount: i64 = rest[..digits].parse().map_err(|_| refuse())?;
                 next_unit += position + 1;
                 seconds = amount
                     .checked_mul(factor)
@@ -145,12 +168,11 @@ impl FromStr for IsoDuration {
             }
             Ok(())
         };
-        add(date_part, &[('W', 604_800), ('D', 86_400)])?;
+        add(date_part, &DATE_UNITS)?;
         if let Some(time_part) = time_part {
-            add(time_part, &[('H', 3_600), ('M', 60), ('S', 1)])?;
+            add(time_part, &TIME_UNITS)?;
         }
-        // Ten years is far beyond any due date and keeps arithmetic on dates in range.
-        if !any || seconds > 10 * 366 * 86_400 {
+        if !any {
             return Err(refuse());
         }
         Ok(Self {
@@ -158,6 +180,21 @@ impl FromStr for IsoDuration {
             duration: Duration::seconds(seconds),
         })
     }
+}
+
+/// The numbers of `units`, each optional but in order, at least one: `(a(b)?(c)?|b(c)?|c)`.
+fn units_pattern(units: &[(char, i64, usize)]) -> String {
+    let one = |(unit, _, digits): &(char, i64, usize)| format!("[0-9]{{1,{digits}}}{unit}");
+    let alternatives: Vec<String> = (0..units.len())
+        .map(|first| {
+            let rest: String = units[first + 1..]
+                .iter()
+                .map(|unit| format!("({})?", one(unit)))
+                .collect();
+            format!("{}{rest}", one(&units[first]))
+        })
+        .collect();
+    format!("({})", alternatives.join("|"))
 }
 
 impl TryFrom<String> for IsoDuration {
@@ -193,6 +230,11 @@ mod tests {
             ("PT90S", 90),
             ("P1DT2H30M", 86_400 + 2 * 3_600 + 30 * 60),
             ("P0D", 0),
+            ("P5000D", 5_000 * 86_400),
+            (
+                "P999W9999DT99999H9999999M999999999S",
+                999 * 604_800 + 9_999 * 86_400 + 99_999 * 3_600 + 9_999_999 * 60 + 999_999_999,
+            ),
         ];
         for (text, seconds) in cases {
             let parsed: IsoDuration = text.parse().unwrap();
@@ -219,10 +261,36 @@ mod tests {
             "P1DT",
             "P2D1W",
             "P99999999999999999999D",
-            "P5000D",
+            "P10000D",
+            "P1000W",
+            "PT100000H",
+            "PT0000000001S",
             "p3d",
         ] {
             assert!(bad.parse::<IsoDuration>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_pattern_spells_the_digit_bounds_of_each_unit() {
+        let pattern = IsoDuration::pattern();
+        assert_eq!(
+            pattern,
+            "^P(([0-9]{1,3}W([0-9]{1,4}D)?|[0-9]{1,4}D)(T([0-9]{1,5}H([0-9]{1,7}M)?([0-9]{1,9}S)?|[0-9]{1,7}M([0-9]{1,9}S)?|[0-9]{1,9}S))?|T([0-9]{1,5}H([0-9]{1,7}M)?([0-9]{1,9}S)?|[0-9]{1,7}M([0-9]{1,9}S)?|[0-9]{1,9}S))$"
+        );
+    }
+
+    proptest::proptest! {
+        /// The document's pattern and the parser take exactly the same durations.
+        #[test]
+        fn the_pattern_and_the_parser_agree(text in "P?T?([0-9]{0,10}[WDHMST]?){0,6}") {
+            let pattern = regex::Regex::new(&IsoDuration::pattern()).unwrap();
+            proptest::prop_assert_eq!(
+                pattern.is_match(&text),
+                text.parse::<IsoDuration>().is_ok(),
+                "{}",
+                text
+            );
         }
     }
 

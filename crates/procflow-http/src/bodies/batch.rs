@@ -19,7 +19,6 @@ pub struct UpdateTasksBody {
     tasks: Vec<TaskUpdateBody>,
     /// Who acts, for the items that do not give their own `actor_email`.
     #[serde(default)]
-    #[schema(format = Email)]
     actor_email: Option<String>,
 }
 
@@ -44,7 +43,6 @@ struct TaskUpdateBody {
     assignee: Option<Option<String>>,
     /// Who acts on this task; the batch's `actor_email` when omitted.
     #[serde(default)]
-    #[schema(format = Email)]
     actor_email: Option<String>,
     /// Values written to input elements; `value: null` clears one.
     #[serde(default)]
@@ -101,7 +99,7 @@ impl UpdateTasksBody {
             .collect::<Result<_, ApiError>>()?;
         Ok(UpdateTasks {
             tasks,
-            actor_email: actor_email(self.actor_email),
+            actor_email: actor_email(self.actor_email)?,
             if_match: None,
         })
     }

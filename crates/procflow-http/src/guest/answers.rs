@@ -28,7 +28,10 @@ pub(crate) fn refusal(error: DomainError, back: Option<String>) -> HttpResponse 
         DomainError::NotFound(_) => not_found(),
         DomainError::NotGuestsTask => html(StatusCode::FORBIDDEN, &Message::not_yours(back)),
         DomainError::RunCompleted => html(StatusCode::CONFLICT, &Message::run_completed(back)),
-        DomainError::Validation(_) => html(StatusCode::BAD_REQUEST, &Message::refused(back)),
+        // The page offers the buttons the task takes when it is rendered: one it does not take
+        // now (a reopen of an open task, a decision on a task that takes none) conflicts with
+        // its current state.
+        DomainError::Validation(_) => html(StatusCode::CONFLICT, &Message::refused(back)),
         DomainError::Store(StoreError::Unavailable(cause)) => {
             tracing::warn!(error.cause = %cause, "store unavailable");
             let mut response = html(StatusCode::SERVICE_UNAVAILABLE, &Message::unavailable());

@@ -116,7 +116,7 @@ fn particular(operation_id: &str) -> &'static [Case] {
         "publishTemplate" => &[
             TEMPLATE,
             (
-                ErrorCode::ValidationError,
+                ErrorCode::TemplateHasNoTask,
                 "Publishing a template that has no task.",
             ),
         ],
@@ -346,9 +346,12 @@ pub(super) fn complete(document: &mut Value) {
     // An entity-tag list as RFC 9110 writes it: `*` alone, or `"..."` / `W/"..."` separated
     // by commas (empty list elements are allowed, as the RFC asks recipients to); the server
     // refuses anything else with 400 (`crate::conditional`).
+    // One anchored alternation and a `minLength`: an empty value is refused (400) and must not
+    // look admitted to a generator reading either alternative alone.
     let tag_list = json!({
         "type": "string",
-        "pattern": "^[ \\t]*\\*[ \\t]*$|^[ \\t,]*(W/)?\"[!#-~]*\"([ \\t]*,[ \\t,]*(W/)?\"[!#-~]*\")*[ \\t,]*$",
+        "minLength": 1,
+        "pattern": "^([ \\t]*\\*[ \\t]*|[ \\t,]*(W/)?\"[!#-~]*\"([ \\t]*,[ \\t,]*(W/)?\"[!#-~]*\")*[ \\t,]*)$",
     });
     components["parameters"] = json!({
         "Idempotency-Key": {

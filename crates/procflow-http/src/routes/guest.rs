@@ -71,10 +71,10 @@ pub async fn page(
     responses(
         (status = 303, description = "Applied: back to the run's page, at the task",
             headers(("Location" = String, description = "The run's page at the task, relative to this address"))),
-        (status = 400, description = "A value refused: the page again, with what was sent kept and each refusal beside its field; nothing was stored. Or a form that cannot be read, or an action the task does not take", content_type = "text/html", body = String),
+        (status = 400, description = "A value refused: the page again, with what was sent kept and each refusal beside its field; nothing was stored. Or a form that cannot be read", content_type = "text/html", body = String),
         (status = 403, description = "The task is assigned to someone else", content_type = "text/html", body = String),
         (status = 404, description = "The same page for a wrong or void token, an unknown run or task, a task of another run, a malformed id or query string", content_type = "text/html", body = String),
-        (status = 409, description = "The run is completed", content_type = "text/html", body = String),
+        (status = 409, description = "The run is completed, or the task does not take this action in its current state (a decision on a task that is no approval, a reopen of an open task): nothing was changed", content_type = "text/html", body = String),
         (status = 413, description = "The body is over the limit (1 MiB by default)", content_type = "text/html", body = String),
         (status = 415, description = "The body is not a web form (`application/x-www-form-urlencoded`)", content_type = "text/html", body = String),
         (status = 429, description = "Over the post limits of the run or of the client address", content_type = "text/html", body = String,

@@ -1,6 +1,6 @@
 //! `TemplateStore`: round trips, lists, archive, publish and replace.
 
-use procflow_domain::error::{DomainError, Resource, ValidationError};
+use procflow_domain::error::{DomainError, Resource};
 use procflow_domain::ids::TemplateId;
 use procflow_domain::template::TemplateDocument;
 use procflow_domain::values::{Cursor, Limit, PageRequest};
@@ -242,10 +242,7 @@ async fn a_refused_decision_changes_nothing(env: Env) {
         .publish_template(&env.team, draft.id, true)
         .await
         .unwrap_err();
-    assert!(matches!(
-        refused,
-        DomainError::Validation(ValidationError::Field { .. })
-    ));
+    assert_eq!(refused, DomainError::TemplateHasNoTask);
     assert_eq!(
         env.store.get_template(env.team.id, draft.id).await.unwrap(),
         draft

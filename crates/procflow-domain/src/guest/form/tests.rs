@@ -290,4 +290,8 @@ fn a_nul_byte_is_refused_in_every_text_a_form_can_send() {
     posted.comment = Some("fine\0".into());
     let errors = posted.patch_for(&task()).unwrap_err();
     assert_eq!(errors[0].field, FormField::Comment);
+    // Stored with a decision only, but NUL is refused whatever the button.
+    posted.intent = GuestIntent::Save;
+    let errors = posted.patch_for(&task()).unwrap_err();
+    assert_eq!(errors[0].field, FormField::Comment);
 }

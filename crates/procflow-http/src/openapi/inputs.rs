@@ -1,0 +1,253 @@
+//! What the document says of the inputs beyond their types, from the rules that judge them, so
+//! that every request the document admits is one the server takes: no text input holds NUL
+//! (PostgreSQL cannot store it; the server answers 400), titles are not blank, a relative due
+//! date's duration grammar, a run's due date, a template task's assignee, the guest's form.
+
+use serde_json::{Value, json};
+
+use procflow_domain::element::ElementType;
+use procflow_domain::guest::GuestIntent;
+use procflow_domain::limits::{
+    MAX_COMMENT_CHARS, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_BYTES, TEXT_PATTERN, TITLE_PATTERN,
+};
+use procflow_domain::template::IsoDuration;
+
+/// Completes the input schemas of utoipa's document.
+pub(super) fn complete(document: &mut Value) {
+    let schemas = &mut document["components"]["schemas"];
+    if let Some(variants) = schemas["DueDateRule"]["oneOf"].as_array_mut() {
+        for variant in variants {
+            if variant["properties"]["offset"].is_object() {
+                variant["properties"]["offset"]["pattern"] = json!(IsoDuration::pattern());
+            }
+        }
+    }
+    let run = &mut schemas["CreateRun"];
+    run["properties"]["due_date"] = json!({
+        "type": ["string", "null"],
+        "description": "An RFC 3339 timestamp, or a `YYYY-MM-DD` date (midnight UTC).",
+        "anyOf": [{"format": "date-time"}, {"format": "date"}],
+    });
+    for name in ["name", "title"] {
+        let description = run["properties"][name]["description"].clone();
+        run["properties"][name] = json!({
+            "type": ["string", "null"],
+            "maxLength": MAX_TITLE_CHARS,
+            "pattern": TITLE_PATTERN,
+            "description": description,
+        });
+    }
+    schemas["TaskDocument"]["properties"]["assignee"] = json!({
+        "type": ["string", "null"],
+        "description": "Who is assigned in each run: `runner` (who starts the run), a member's user id or an email address.",
+        "anyOf": [{"enum": ["runner"]}, {"format": "uuid"}, {"format": "email"}],
+    });
+    schemas["ElementDocument"]["allOf"] = element_rules();
+    // A task's assignee in an update: a user id or an email (null unassigns).
+    for schema in ["UpdateTask", "TaskUpdate"] {
+        let assignee = &mut document["components"]["schemas"][schema]["properties"]["assignee"];
+        let description = assignee["description"].clone();
+        *assignee = json!({
+            "type": ["string", "null"],
+            "description": description,
+            "anyOf": [{"format": "uuid"}, {"format": "email"}],
+        });
+    }
+    let names: Vec<String> = request_schemas(document);
+    for name in names {
+        text_without_nul(&mut document["components"]["schemas"][&name]);
+    }
+    // `title` is another name for `name`: both given is refused.
+    document["components"]["schemas"]["CreateRun"]["not"] = json!({
+        "required": ["name", "title"],
+        "properties": {"name": {"type": "string"}, "title": {"type": "string"}},
+    });
+    if let Some(body) = document
+        .pointer_mut("/paths/~1instance~1{run_id}~1tasks~1{task_id}/post/requestBody/content/application~1x-www-form-urlencoded")
+    {
+        body["schema"] = guest_form();
+    }
+}
+
+/// What an element of an authoring document must carry by its type (`template::document`):
+/// a label that is not blank on input elements, options exactly on those that have some, a
+/// `file_url` exactly on files, the content of display-only ones, a default of the type's kind
+/// on input ones (none on dropdowns and multichoices: it must be one of their `options`, which
+/// a schema cannot say).
+fn element_rules() -> Value {
+    let of = |keep: fn(ElementType) -> bool| -> Value {
+        let names: Vec<&str> = ElementType::ALL
+            .into_iter()
+            .filter(|kind| keep(*kind))
+            .map(ElementType::as_str)
+            .collect();
+        json!({"properties": {"type": {"enum": names}}, "required": ["type"]})
+    };
+    json!([
+        {
+            "if": of(|kind| !kind.is_display_only()),
+            "then": {"required": ["label"], "properties": {"label": {"pattern": TITLE_PATTERN}}},
+        },
+        {
+            "if": of(ElementType::has_options),
+            "then": {
+                "required": ["options"],
+                "properties": {"options": {
+                    "type": "array",
+                    "minItems": 1,
+                    "uniqueItems": true,
+                    "items": {"type": "string", "maxLength": MAX_TITLE_CHARS, "pattern": TITLE_PATTERN},
+                }},
+            },
+            "else": {"properties": {"options": {"type": "null"}}},
+        },
+        {
+            "if": of(|kind| kind == ElementType::Text),
+            "then": {"required": ["value"], "properties": {"value": {"type": "string", "maxLength": MAX_TEXT_CHARS, "pattern": TITLE_PATTERN}}},
+        },
+        {
+            "if": of(|kind| matches!(kind, ElementType::Image | ElementType::Video)),
+            "then": {"required": ["value"], "properties": {"value": {"type": "string", "format": "uri", "maxLength": MAX_URL_BYTES}}},
+        },
+        {
+            "if": of(|kind| matches!(kind, ElementType::File | ElementType::LineBreak | ElementType::Dropdown | ElementType::Multichoice)),
+            "then": {"properties": {"value": {"type": "null"}}},
+        },
+        {
+            "if": of(|kind| matches!(kind, ElementType::ShortText | ElementType::LongText)),
+            "then": {"properties": {"value": {"type": ["string", "null"], "maxLength": MAX_TEXT_CHARS, "pattern": TEXT_PATTERN}}},
+        },
+        {
+            "if": of(|kind| kind == ElementType::Number),
+            "then": {"properties": {"value": {"type": ["number", "null"]}}},
+        },
+        {
+            "if": of(|kind| kind == ElementType::Checkbox),
+            "then": {"properties": {"value": {"type": ["boolean", "null"]}}},
+        },
+        {
+            "if": of(|kind| kind == ElementType::Email),
+            "then": {"properties": {"value": {"type": ["string", "null"], "format": "email"}}},
+        },
+        {
+            "if": of(|kind| kind == ElementType::Website),
+            "then": {"properties": {"value": {"type": ["string", "null"], "format": "uri", "maxLength": MAX_URL_BYTES}}},
+        },
+        {
+            "if": of(|kind| kind == ElementType::Date),
+            "then": {"properties": {"value": {"type": ["string", "null"], "format": "date"}}},
+        },
+        {
+            "if": of(|kind| kind == ElementType::File),
+            "then": {"required": ["file_url"], "properties": {"file_url": {"type": "string"}}},
+            "else": {"properties": {"file_url": {"type": "null"}}},
+        },
+    ])
+}
+
+/// The names of the component schemas a request body refers to, directly or through others.
+fn request_schemas(document: &Value) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let mut pending: Vec<String> = Vec::new();
+    if let Some(paths) = document["paths"].as_object() {
+        for operation in paths
+            .values()
+            .filter_map(Value::as_object)
+            .flat_map(|o| o.values())
+        {
+            references(&operation["requestBody"], &mut pending);
+        }
+    }
+    while let Some(name) = pending.pop() {
+        if names.contains(&name) {
+            continue;
+        }
+        references(&document["components"]["schemas"][&name], &mut pending);
+        names.push(name);
+    }
+    names
+}
+
+fn references(value: &Value, found: &mut Vec<String>) {
+    match value {
+        Value::Object(object) => {
+            if let Some(name) = object
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+            {
+                found.push(name.to_owned());
+            }
+            object.values().for_each(|v| references(v, found));
+        }
+        Value::Array(items) => items.iter().for_each(|v| references(v, found)),
+        _ => {}
+    }
+}
+
+/// Every free text of a schema (a string without a format, pattern or set of values, or a
+/// value of any type, whose strings are texts) refuses NUL, as the server does. `pattern`
+/// constrains strings only, so it also says so of a value of any type.
+fn text_without_nul(schema: &mut Value) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    let kind = object.get("type");
+    let string = match kind {
+        Some(Value::String(kind)) => kind == "string",
+        Some(Value::Array(kinds)) => kinds.iter().any(|k| k == "string"),
+        _ => false,
+    };
+    let any = kind.is_none()
+        && ![
+            "$ref",
+            "anyOf",
+            "oneOf",
+            "allOf",
+            "not",
+            "if",
+            "enum",
+            "const",
+            "properties",
+            "items",
+        ]
+        .iter()
+        .any(|k| object.contains_key(*k));
+    let constrained = ["format", "pattern", "enum", "const", "anyOf", "oneOf"]
+        .iter()
+        .any(|k| object.contains_key(*k));
+    if (string || any) && !constrained {
+        object.insert("pattern".into(), json!(TEXT_PATTERN));
+    }
+    for (keyword, value) in object.iter_mut() {
+        match keyword.as_str() {
+            "properties" | "patternProperties" => {
+                if let Some(fields) = value.as_object_mut() {
+                    fields.values_mut().for_each(text_without_nul);
+                }
+            }
+            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
+                if let Some(schemas) = value.as_array_mut() {
+                    schemas.iter_mut().for_each(text_without_nul);
+                }
+            }
+            "items" | "additionalProperties" => text_without_nul(value),
+            _ => {}
+        }
+    }
+}
+
+/// The form of one task as the guest page's forms send it (`crate::guest::read_form`). The
+/// `el-<element id>` fields are the task's own (any other is refused): the operation's
+/// description names them, a schema cannot (they depend on the task of the path).
+fn guest_form() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": GuestIntent::NAMES, "description": "The button pressed."},
+            "comment": {"type": "string", "maxLength": MAX_COMMENT_CHARS, "pattern": TEXT_PATTERN, "description": "The comment of an approval (approve or reject)."},
+        },
+        "required": ["action"],
+        "additionalProperties": false,
+    })
+}

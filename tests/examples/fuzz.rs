@@ -10,7 +10,7 @@
 //! The server's log goes to `<work dir>/server.log`. The command sees `PF_BASE_URL`, `PF_KEY`
 //! and `PF_OTHER_KEY` (two teams), `PF_WFC_AUTH` (a Web Fuzzing Commons auth file naming both
 //! keys, users `fuzz` and `other`), and the first
-//! team's `PF_TEMPLATE_ID`, `PF_DELETABLE_TEMPLATE_ID`, `PF_RUN_ID`, `PF_TASK_ID`,
+//! team's `PF_TEMPLATE_ID`, `PF_DELETABLE_TEMPLATE_ID`, `PF_RUN_ID`, `PF_TASK_ID`, `PF_RUN_TASK_IDS`,
 //! `PF_UNSHARE_RUN_ID`, `PF_SHARED_RUN_ID`, `PF_SHARED_TASK_ID`, `PF_SHARE_TOKEN`,
 //! `PF_WEBHOOK_ID`, `PF_DELETABLE_WEBHOOK_ID`, `PF_DELIVERY_ID`.
 
@@ -98,7 +98,8 @@ async fn seed(team: &Remote, receiver: &str) -> Vec<(&'static str, String)> {
     let template = team.published_template(&demo_document()).await;
     let deletable_template = team.published_template(&demo_document()).await;
     let run = team.start_run(&template).await;
-    let task = team.run_task_ids(&run).await.remove(0);
+    let run_tasks = team.run_task_ids(&run).await;
+    let task = run_tasks[0].clone();
     let unshare = team.start_run(&template).await;
     team.call(
         Method::POST,
@@ -139,6 +140,7 @@ async fn seed(team: &Remote, receiver: &str) -> Vec<(&'static str, String)> {
         ("PF_DELETABLE_TEMPLATE_ID", deletable_template),
         ("PF_RUN_ID", run),
         ("PF_TASK_ID", task),
+        ("PF_RUN_TASK_IDS", run_tasks.join(",")),
         ("PF_UNSHARE_RUN_ID", unshare),
         ("PF_SHARED_RUN_ID", shared),
         ("PF_SHARED_TASK_ID", shared_task),

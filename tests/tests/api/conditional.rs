@@ -329,6 +329,8 @@ async fn the_documented_tag_list_is_what_the_server_accepts() {
         "\"a\",,\"b\"",
         ", \"a\" ,",
         "\"\"",
+        "",
+        " , ",
         "a",
         "\"a",
         "\"a\" \"b\"",
@@ -391,4 +393,18 @@ async fn a_webhook_endpoint_is_tagged_and_changed_only_under_its_current_tag() {
         "a rotation changes updated_at, so the tag"
     );
     assert_eq!(app.get(&path).await.data(200)["description"], "first");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_empty_if_match_matches_nothing_and_an_empty_if_none_match_holds_nothing() {
+    let app = TestApp::spawn().await;
+    let run = app.start_demo_run().await;
+    let task = app.task_id(&run, "Say hello").await;
+    let path = format!("{RUNS}/{run}/tasks/{task}");
+    // RFC 9110 writes both fields as lists that may be empty (`#entity-tag`).
+    patch_if_match(&app, &path, "", &json!({"completed": true}))
+        .await
+        .error(412, "precondition_failed");
+    assert_eq!(app.get(&path).await.data(200)["completed"], false);
+    get_if_none_match(&app, &path, "").await.data(200);
 }

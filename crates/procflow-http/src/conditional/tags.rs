@@ -18,7 +18,9 @@ pub(crate) struct SentTag {
 pub(crate) enum TagList {
     /// `*`.
     Any,
-    /// At least one tag.
+    /// The tags, none for an empty field value: RFC 9110 writes both fields with `#`, a list
+    /// that may be empty (5.6.1), so an empty `If-Match` is well formed and matches nothing
+    /// (412), and an empty `If-None-Match` holds no representation (200).
     Tags(Vec<SentTag>),
 }
 
@@ -40,8 +42,7 @@ pub(crate) fn parse<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Result<Tag
     match (any, tags.is_empty()) {
         (true, true) => Ok(TagList::Any),
         (true, false) => Err("`*` cannot be combined with entity tags".to_owned()),
-        (false, true) => Err("expected `*` or entity tags such as \"abc\"".to_owned()),
-        (false, false) => Ok(TagList::Tags(tags)),
+        (false, _) => Ok(TagList::Tags(tags)),
     }
 }
 
@@ -113,6 +114,10 @@ mod tests {
             ]))
         );
         assert_eq!(one("\"\""), Ok(TagList::Tags(vec![strong("")])));
+        // An empty list (RFC 9110 `#entity-tag`): no tag at all.
+        for empty in ["", " ", " , ,\t"] {
+            assert_eq!(one(empty), Ok(TagList::Tags(vec![])), "{empty:?}");
+        }
         assert_eq!(
             parse([&b"\"a\""[..], &b"\"b\""[..]]),
             Ok(TagList::Tags(vec![strong("a"), strong("b")]))
@@ -122,8 +127,6 @@ mod tests {
     #[test]
     fn anything_else_is_refused_whole() {
         for bad in [
-            "",
-            " ",
             "abc",
             "\"a",
             "\"a\" \"b\"",

@@ -344,14 +344,12 @@ pub(super) fn complete(document: &mut Value) {
         "description": "An API key of the team: `Authorization: Bearer <API key>`.",
     }});
     // An entity-tag list as RFC 9110 writes it: `*` alone, or `"..."` / `W/"..."` separated
-    // by commas (empty list elements are allowed, as the RFC asks recipients to); the server
-    // refuses anything else with 400 (`crate::conditional`).
-    // One anchored alternation and a `minLength`: an empty value is refused (400) and must not
-    // look admitted to a generator reading either alternative alone.
+    // by commas, possibly none (`#entity-tag`; empty list elements are allowed, as the RFC asks
+    // recipients to): an empty `If-Match` matches nothing (412). The server refuses anything
+    // else with 400 (`crate::conditional`). One anchored alternation.
     let tag_list = json!({
         "type": "string",
-        "minLength": 1,
-        "pattern": "^([ \\t]*\\*[ \\t]*|[ \\t,]*(W/)?\"[!#-~]*\"([ \\t]*,[ \\t,]*(W/)?\"[!#-~]*\")*[ \\t,]*)$",
+        "pattern": "^([ \\t]*\\*[ \\t]*|[ \\t,]*((W/)?\"[!#-~]*\"([ \\t]*,[ \\t,]*(W/)?\"[!#-~]*\")*)?[ \\t,]*)$",
     });
     components["parameters"] = json!({
         "Idempotency-Key": {

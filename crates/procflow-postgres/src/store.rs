@@ -8,6 +8,7 @@ mod key_changes;
 mod mail;
 mod notices;
 mod outbox;
+mod queue;
 mod rate_limits;
 mod runs;
 mod sharing;

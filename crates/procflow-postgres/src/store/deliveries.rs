@@ -18,6 +18,7 @@ use procflow_domain::webhook::{
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::queue::{self, Settled};
 use super::sweep::delete_in_batches;
 use super::{PgStore, not_found};
 use crate::error::{corrupt, db_error};
@@ -89,20 +90,6 @@ impl ClaimedRow {
 struct Count {
     #[diesel(sql_type = BigInt)]
     count: i64,
-}
-
-#[derive(QueryableByName)]
-struct Settled {
-    #[diesel(sql_type = SqlUuid)]
-    id: Uuid,
-}
-
-#[derive(QueryableByName)]
-struct Waiting {
-    #[diesel(sql_type = BigInt)]
-    count: i64,
-    #[diesel(sql_type = Nullable<Timestamptz>)]
-    oldest: Option<OffsetDateTime>,
 }
 
 #[async_trait]
@@ -401,16 +388,11 @@ impl DeliveryQueue for PgStore {
 
     async fn backlog(&self) -> DomainResult<Backlog> {
         let mut conn = self.conn().await?;
-        let waiting: Waiting = diesel::sql_query(
+        queue::backlog(
+            &mut conn,
             "SELECT count(*) AS count, min(created_at) AS oldest FROM webhook_deliveries \
              WHERE status IN ('pending', 'delivering')",
         )
-        .get_result(&mut conn)
         .await
-        .map_err(db_error)?;
-        Ok(Backlog {
-            pending: u64::try_from(waiting.count).unwrap_or(0),
-            oldest: waiting.oldest,
-        })
     }
 }

@@ -16,11 +16,10 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::PgStore;
+use super::queue::{self, Settled};
+use super::sweep::delete_in_batches;
 use crate::error::{corrupt, db_error};
 use crate::rows::{parse, to_u32};
-
-/// How many rows one sweep statement deletes at most.
-const SWEEP_BATCH: i64 = 5_000;
 
 #[derive(QueryableByName)]
 struct ClaimedRow {
@@ -54,20 +53,6 @@ impl ClaimedRow {
             lease,
         })
     }
-}
-
-#[derive(QueryableByName)]
-struct Settled {
-    #[diesel(sql_type = SqlUuid)]
-    id: Uuid,
-}
-
-#[derive(QueryableByName)]
-struct Waiting {
-    #[diesel(sql_type = BigInt)]
-    count: i64,
-    #[diesel(sql_type = Nullable<Timestamptz>)]
-    oldest: Option<OffsetDateTime>,
 }
 
 #[async_trait]
@@ -234,37 +219,23 @@ impl MailQueue for PgStore {
 
     async fn mail_backlog(&self) -> DomainResult<Backlog> {
         let mut conn = self.conn().await?;
-        let waiting: Waiting = diesel::sql_query(
+        queue::backlog(
+            &mut conn,
             "SELECT count(*) AS count, min(created_at) AS oldest FROM emails \
              WHERE status IN ('pending', 'sending')",
         )
-        .get_result(&mut conn)
         .await
-        .map_err(db_error)?;
-        Ok(Backlog {
-            pending: u64::try_from(waiting.count).unwrap_or(0),
-            oldest: waiting.oldest,
-        })
     }
 
     async fn sweep_mail(&self, before: OffsetDateTime) -> DomainResult<u64> {
         let mut conn = self.conn().await?;
-        let mut swept = 0;
-        loop {
-            let deleted = diesel::sql_query(
-                "DELETE FROM emails WHERE (team_id, id) IN ( \
-                   SELECT team_id, id FROM emails \
-                   WHERE created_at < $1 AND status IN ('sent', 'failed') LIMIT $2)",
-            )
-            .bind::<Timestamptz, _>(before)
-            .bind::<BigInt, _>(SWEEP_BATCH)
-            .execute(&mut conn)
-            .await
-            .map_err(db_error)?;
-            swept += deleted as u64;
-            if i64::try_from(deleted).unwrap_or(i64::MAX) < SWEEP_BATCH {
-                return Ok(swept);
-            }
-        }
+        delete_in_batches(
+            &mut conn,
+            "DELETE FROM emails WHERE (team_id, id) IN ( \
+               SELECT team_id, id FROM emails \
+               WHERE created_at < $1 AND status IN ('sent', 'failed') LIMIT $2)",
+            before,
+        )
+        .await
     }
 }

@@ -300,3 +300,30 @@ async fn an_invalid_authoring_document_is_refused_naming_the_field() {
     let (templates, _, _) = app.get("/api/v1/process-templates").await.list();
     assert_eq!(templates.len(), 1, "nothing was created");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_due_date_rule_names_its_type_by_name() {
+    let app = TestApp::spawn().await;
+    for (rule, accepted) in [
+        (json!({"type": "fixed", "at": "2027-01-04T09:00:00Z"}), true),
+        // serde would read a variant's index as the tag: found by make fuzz.
+        (json!({"type": 0, "at": "2027-01-04T09:00:00Z"}), false),
+        (
+            json!({"type": "fixed", "at": "2027-01-04T09:00:00Z", "offset": "P1D"}),
+            false,
+        ),
+    ] {
+        let document = json!({"title": "Due", "sections": [{"title": "S", "tasks": [
+            {"title": "T", "due_date": rule}]}]});
+        let reply = app.post("/api/v1/process-templates", &document).await;
+        if accepted {
+            reply.data(201);
+        } else {
+            let message = reply.error(400, "validation_error");
+            assert!(
+                message.contains("sections[0].tasks[0].due_date"),
+                "{rule}: {message}"
+            );
+        }
+    }
+}

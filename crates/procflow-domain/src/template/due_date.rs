@@ -21,7 +21,12 @@ use crate::error::ValidationError;
 /// assert_eq!(rule.resolve(datetime!(2026-01-01 9:00 UTC)), datetime!(2026-01-04 9:00 UTC));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    deny_unknown_fields,
+    try_from = "WireRule"
+)]
 #[cfg_attr(
     feature = "openapi",
     derive(utoipa::ToSchema),
@@ -55,6 +60,45 @@ pub enum DueDateRule {
 pub enum RelativeTo {
     /// The run's creation.
     RunStart,
+}
+
+/// A rule as it is written, read strictly: serde's internally tagged enums also take a
+/// variant's index as its tag (`"type": 0` read as `fixed`), which the API must refuse.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireRule {
+    #[serde(rename = "type")]
+    kind: RuleKind,
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    at: Option<OffsetDateTime>,
+    #[serde(default)]
+    from: Option<RelativeTo>,
+    #[serde(default)]
+    offset: Option<IsoDuration>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum RuleKind {
+    Fixed,
+    Relative,
+}
+
+impl TryFrom<WireRule> for DueDateRule {
+    type Error = &'static str;
+
+    fn try_from(wire: WireRule) -> Result<Self, Self::Error> {
+        match (wire.kind, wire.at, wire.from, wire.offset) {
+            (RuleKind::Fixed, Some(at), None, None) => Ok(Self::Fixed { at }),
+            (RuleKind::Fixed, ..) => Err("a fixed due date takes `at` (RFC 3339) and nothing else"),
+            (RuleKind::Relative, None, Some(from), Some(offset)) => {
+                Ok(Self::Relative { from, offset })
+            }
+            (RuleKind::Relative, ..) => {
+                Err("a relative due date takes `from` and `offset` and nothing else")
+            }
+        }
+    }
 }
 
 impl DueDateRule {
@@ -220,6 +264,38 @@ impl fmt::Display for IsoDuration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rule_is_read_by_its_type_name_only_with_its_own_fields() {
+        use serde_json::json;
+        let fixed = json!({"type": "fixed", "at": "2026-01-02T03:04:05Z"});
+        let rule: DueDateRule = serde_json::from_value(fixed.clone()).unwrap();
+        assert_eq!(
+            serde_json::to_value(&rule).unwrap(),
+            fixed,
+            "written as read"
+        );
+        let relative = json!({"type": "relative", "from": "run_start", "offset": "P3D"});
+        let rule: DueDateRule = serde_json::from_value(relative.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&rule).unwrap(), relative);
+        for refused in [
+            // A variant's index, which serde's tagged enums would take.
+            json!({"type": 0, "at": "2026-01-02T03:04:05Z"}),
+            json!({"type": 1, "from": "run_start", "offset": "P3D"}),
+            json!({"type": "Fixed", "at": "2026-01-02T03:04:05Z"}),
+            json!({"at": "2026-01-02T03:04:05Z"}),
+            json!({"type": "fixed"}),
+            json!({"type": "fixed", "at": "2026-01-02T03:04:05Z", "offset": "P3D"}),
+            json!({"type": "relative", "from": "run_start"}),
+            json!({"type": "relative", "offset": "P3D", "from": "run_start", "at": "2026-01-02T03:04:05Z"}),
+            json!({"type": "relative", "from": "run_start", "offset": "P3D", "extra": 1}),
+        ] {
+            assert!(
+                serde_json::from_value::<DueDateRule>(refused.clone()).is_err(),
+                "{refused} was read"
+            );
+        }
+    }
 
     #[test]
     fn durations_of_weeks_days_and_times_are_read() {

@@ -323,7 +323,7 @@ fn a_relative_due_date_counted_in_months_is_refused() {
             json!({"type": "relative", "from": "run_start", "offset": "P1M"}),
         );
     });
-    assert_eq!(field, "sections[0].tasks[0].due_date");
+    assert_eq!(field, "sections[0].tasks[0].due_date.offset");
     assert!(message.contains("P1M"), "{message}");
 }
 

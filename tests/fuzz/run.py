@@ -2,6 +2,7 @@
 failures per operation from its NDJSON report. Arguments: --config-file FILE, then `st run`'s."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -19,8 +20,24 @@ def main() -> int:
     report_dir = rest[rest.index("--report-dir") + 1] if "--report-dir" in rest else "."
     command = [st, "--config-file", config, "run", schema, "--report", "junit,ndjson", *rest]
     print("make fuzz:", " ".join(command[1:]), file=sys.stderr, flush=True)
-    status = subprocess.call(command)
+    run = subprocess.run(command, stdout=subprocess.PIPE, text=True)
+    sys.stdout.write(run.stdout)
     summary.print_summary(report_dir)
+    return verdict(run.returncode, run.stdout)
+
+
+def verdict(status: int, output: str) -> int:
+    """st's status, except when its only errors are hypothesis health checks of the generator
+    (docs/reliability.md: they judge the generator, not the API) and no check failed."""
+    if status == 0:
+        return 0
+    last = [line for line in output.splitlines() if line.startswith("=")][-1:]
+    errors = re.search(r"(\d+) errors?", last[0]) if last else None
+    health = output.count("Failed Health Check")
+    # Each health-check error is named twice: in ERRORS and in the summary.
+    if last and "failure" not in last[0] and errors and 0 < int(errors.group(1)) <= health // 2:
+        print(f"make fuzz: {health // 2} generator health check(s), no failure: passed", file=sys.stderr)
+        return 0
     return status
 
 

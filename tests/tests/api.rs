@@ -35,6 +35,7 @@ mod api {
     pub mod sharing;
     pub mod tasks;
     pub mod templates;
+    pub mod text_limits;
     pub mod webhook_delivery;
     pub mod webhooks;
 }

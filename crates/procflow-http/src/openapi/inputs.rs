@@ -43,15 +43,23 @@ pub(super) fn complete(document: &mut Value) {
         "anyOf": [{"enum": ["runner"]}, {"format": "uuid"}, {"format": "email"}],
     });
     schemas["ElementDocument"]["allOf"] = element_rules();
-    // A task's assignee in an update: a user id or an email (null unassigns).
+    // The choices of an element: each a title (`template::document::check_options`), distinct.
+    let options = &mut schemas["ElementDocument"]["properties"]["options"];
+    options["uniqueItems"] = json!(true);
+    options["items"] =
+        json!({"type": "string", "maxLength": MAX_TITLE_CHARS, "pattern": TITLE_PATTERN});
+    // A task's assignee in an update: a user id or an email (null unassigns); the comment of
+    // a decision as long as `run::patch` takes it.
     for schema in ["UpdateTask", "TaskUpdate"] {
-        let assignee = &mut document["components"]["schemas"][schema]["properties"]["assignee"];
+        let properties = &mut document["components"]["schemas"][schema]["properties"];
+        let assignee = &mut properties["assignee"];
         let description = assignee["description"].clone();
         *assignee = json!({
             "type": ["string", "null"],
             "description": description,
             "anyOf": [{"format": "uuid"}, {"format": "email"}],
         });
+        properties["comment"]["maxLength"] = json!(MAX_COMMENT_CHARS);
     }
     let names: Vec<String> = request_schemas(document);
     for name in names {

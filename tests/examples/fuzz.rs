@@ -10,9 +10,9 @@
 //! The server's log goes to `<work dir>/server.log`. The command sees `PF_BASE_URL`, `PF_KEY`
 //! and `PF_OTHER_KEY` (two teams), `PF_WFC_AUTH` (a Web Fuzzing Commons auth file naming both
 //! keys, users `fuzz` and `other`), and the first
-//! team's `PF_TEMPLATE_ID`, `PF_DELETABLE_TEMPLATE_ID`, `PF_RUN_ID`, `PF_TASK_ID`, `PF_RUN_TASK_IDS`,
-//! `PF_UNSHARE_RUN_ID`, `PF_SHARED_RUN_ID`, `PF_SHARED_TASK_ID`, `PF_SHARE_TOKEN`,
-//! `PF_WEBHOOK_ID`, `PF_DELETABLE_WEBHOOK_ID`, `PF_DELIVERY_ID`.
+//! team's `PF_TEMPLATE_ID` (for authoring), `PF_RUN_TEMPLATE_ID` (published, for starting runs),
+//! `PF_RUN_ID`, `PF_TASK_ID`, `PF_RUN_TASK_IDS`, `PF_UNSHARE_RUN_ID`, `PF_SHARED_RUN_ID`,
+//! `PF_SHARED_TASK_ID`, `PF_SHARE_TOKEN`, `PF_WEBHOOK_ID`, `PF_DELIVERY_ID`.
 
 #![allow(
     clippy::expect_used,
@@ -96,7 +96,7 @@ async fn main() -> ExitCode {
 /// Seeds the first team: templates, runs, a shared run, webhook endpoints and a delivery.
 async fn seed(team: &Remote, receiver: &str) -> Vec<(&'static str, String)> {
     let template = team.published_template(&demo_document()).await;
-    let deletable_template = team.published_template(&demo_document()).await;
+    let run_template = team.published_template(&demo_document()).await;
     let run = team.start_run(&template).await;
     let run_tasks = team.run_task_ids(&run).await;
     let task = run_tasks[0].clone();
@@ -126,7 +126,6 @@ async fn seed(team: &Remote, receiver: &str) -> Vec<(&'static str, String)> {
         .map(|(_, v)| v.into_owned())
         .expect("the share token");
     let webhook = create_webhook(team, receiver).await;
-    let deletable_webhook = create_webhook(team, receiver).await;
     let delivery = team
         .call(
             Method::POST,
@@ -137,7 +136,7 @@ async fn seed(team: &Remote, receiver: &str) -> Vec<(&'static str, String)> {
         .await;
     vec![
         ("PF_TEMPLATE_ID", template),
-        ("PF_DELETABLE_TEMPLATE_ID", deletable_template),
+        ("PF_RUN_TEMPLATE_ID", run_template),
         ("PF_RUN_ID", run),
         ("PF_TASK_ID", task),
         ("PF_RUN_TASK_IDS", run_tasks.join(",")),
@@ -146,7 +145,6 @@ async fn seed(team: &Remote, receiver: &str) -> Vec<(&'static str, String)> {
         ("PF_SHARED_TASK_ID", shared_task),
         ("PF_SHARE_TOKEN", token),
         ("PF_WEBHOOK_ID", webhook),
-        ("PF_DELETABLE_WEBHOOK_ID", deletable_webhook),
         (
             "PF_DELIVERY_ID",
             delivery["id"].as_str().expect("delivery id").to_owned(),

@@ -9,12 +9,24 @@ import uuid
 from functools import lru_cache
 
 import schemathesis
+from hypothesis.internal.conjecture.engine import BUFFER_SIZE
 from schemathesis.generation import GenerationMode
 
 # What the server takes as an Idempotency-Key (docs/openapi.json).
 _IDEMPOTENCY_KEY = re.compile(r"[!-~]{1,255}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _TEMPLATE_ID = os.environ["PF_TEMPLATE_ID"]
+_RUN_TEMPLATE_ID = os.environ["PF_RUN_TEMPLATE_ID"]
+# The seeded objects other operations need, by the path of the operations that would remove
+# them or make them unusable (a run cannot start from an unpublished template, the guest page
+# needs its share).
+_KEPT = {
+    ("DELETE", "/api/v1/process-templates/{id}"): {_TEMPLATE_ID, _RUN_TEMPLATE_ID},
+    ("PUT", "/api/v1/process-templates/{id}"): {_RUN_TEMPLATE_ID},
+    ("POST", "/api/v1/process-templates/{id}/publish"): {_RUN_TEMPLATE_ID},
+    ("DELETE", "/api/v1/webhooks/{id}"): {os.environ["PF_WEBHOOK_ID"]},
+    ("DELETE", "/api/v1/process-runs/{id}/invite"): {os.environ["PF_SHARED_RUN_ID"]},
+}
 _RUN_TASK_IDS = os.environ["PF_RUN_TASK_IDS"].split(",")
 _TASK_UPDATES = {"/api/v1/process-runs/{id}/tasks", "/api/v1/process-runs/{id}/tasks/{task_id}"}
 # What a task update may say that only the stored run decides: which element ids the task has
@@ -53,7 +65,34 @@ def _string_fits(value, schema):
 
 
 @schemathesis.hook
+def before_load_schema(context, raw_schema):
+    """Drops the `maxLength`s hypothesis cannot go past: it draws at most BUFFER_SIZE (8,192)
+    characters, and a negative case for a longer limit (one character over it) fails the whole
+    operation's generation with a health check, so that operation would go unfuzzed. Those
+    limits are tested in tests/tests/api/text_limits.rs."""
+    _drop_long_limits(raw_schema)
+
+
+def _drop_long_limits(node):
+    if isinstance(node, dict):
+        if isinstance(node.get("maxLength"), int) and node["maxLength"] >= BUFFER_SIZE:
+            del node["maxLength"]
+        for value in node.values():
+            _drop_long_limits(value)
+    elif isinstance(node, list):
+        for value in node:
+            _drop_long_limits(value)
+
+
+@schemathesis.hook
 def before_call(context, case, kwargs):
+    # The seeded objects stay (schemathesis reuses ids it has seen in answers anywhere): a
+    # removal of one goes to an id that names nothing (404), a change of the run template to
+    # the authoring one.
+    kept = _KEPT.get((case.method, case.path), set())
+    if isinstance(case.path_parameters, dict) and case.path_parameters.get("id") in kept:
+        removal = case.method == "DELETE"
+        case.path_parameters["id"] = str(uuid.uuid4()) if removal else _TEMPLATE_ID
     meta = case.meta
     if meta is not None and meta.generation.mode == GenerationMode.POSITIVE:
         # schemathesis 4.32.5's coverage phase labels some cases positive although one of their
@@ -90,8 +129,8 @@ def before_call(context, case, kwargs):
         # `idempotency_key_reused`. A key it refuses stays as drawn (400 expected).
         if name.lower() == "idempotency-key" and isinstance(value, str) and _IDEMPOTENCY_KEY.fullmatch(value):
             headers[name] = f"fuzz-{uuid.uuid4()}"
-    # A run is started from the seeded template (a drawn uuid names none: 404): a valid value
-    # for a valid one, so that a negative case stays negative.
+    # A run is started from the seeded run template (a drawn uuid names none: 404): a valid
+    # value for a valid one, so that a negative case stays negative.
     body = case.body
     if (
         case.method == "POST"
@@ -100,7 +139,11 @@ def before_call(context, case, kwargs):
         and isinstance(body.get("template_id"), str)
         and _UUID.fullmatch(body["template_id"])
     ):
-        body["template_id"] = _TEMPLATE_ID
+        body["template_id"] = _RUN_TEMPLATE_ID
+        # Which tasks and elements the template has, and the values each takes, only the
+        # stored template decides (the third allowance): positive cases pre-fill nothing.
+        if meta is not None and meta.generation.mode == GenerationMode.POSITIVE:
+            body.pop("custom_elements", None)
 
 
 def _keep_to_the_schema(update):

@@ -9,11 +9,12 @@ import os
 PHASES = ("examples", "coverage", "fuzzing", "stateful")
 
 
-def print_summary(report_dir: str) -> None:
+def print_summary(report_dir: str) -> dict:
+    """Prints the table; returns the cases per operation label and phase."""
     files = sorted(glob.glob(os.path.join(report_dir, "ndjson-*.ndjson")))
     if not files:
         print("make fuzz: no NDJSON report to summarise")
-        return
+        return {}
     cases = collections.defaultdict(collections.Counter)  # operation -> phase -> cases
     statuses = collections.defaultdict(collections.Counter)  # operation -> status class
     failures = collections.defaultdict(collections.Counter)  # operation -> check -> count
@@ -59,3 +60,4 @@ def print_summary(report_dir: str) -> None:
     print(f"{'all ' + str(len(cases)) + ' operations':{width}} " + " ".join(f"{totals[p]:>9}" for p in PHASES) + f" {grand:>7}")
     fewest = min((sum(c.values()), label) for label, c in cases.items()) if cases else (0, "-")
     print(f"fewest cases: {fewest[0]} ({fewest[1]}); failed checks: {sum(sum(f.values()) for f in failures.values())}")
+    return cases

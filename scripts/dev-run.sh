@@ -159,6 +159,12 @@ admin() {
 # Seeds the demo team once; its ids and key go to $DEMO_FILE. An existing file is reused when
 # its team is still in the database.
 seed() {
+  if [ -f "$DEMO_FILE" ] && [ "$(field base_url "$(cat "$DEMO_FILE")")" != "$PUBLIC_URL" ]; then
+    # The team's base URL is in every share link and email it sends: a team of another
+    # address would hand out links to where nothing listens.
+    say "the demo team of ${DEMO_FILE#"$ROOT"/} has links to $(field base_url "$(cat "$DEMO_FILE")"), not $PUBLIC_URL; seeding a new one"
+    mv "$DEMO_FILE" "$DEMO_FILE.stale"
+  fi
   if [ -f "$DEMO_FILE" ]; then
     local team out
     team="$(field team_id "$(cat "$DEMO_FILE")")"

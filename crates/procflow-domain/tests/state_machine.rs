@@ -629,6 +629,7 @@ fn start_run(specs: &[TaskSpec], ids: &dyn IdGenerator) -> (Template, Run, Vec<R
             title: None,
             due_date: None,
             runner: None,
+            members: &[],
             timezone: "UTC".into(),
             prefill: Vec::new(),
         },

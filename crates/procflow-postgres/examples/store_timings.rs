@@ -67,6 +67,7 @@ fn new_run(template: &Template) -> NewRun {
             title: None,
             due_date: None,
             runner: None,
+            members: &[],
             timezone: "UTC".into(),
             prefill: Vec::new(),
         },

@@ -37,6 +37,10 @@ pub struct StartRun<'a> {
     pub due_date: Option<OffsetDateTime>,
     /// The active member the run is attributed to (`actor_email`), if any.
     pub runner: Option<&'a Member>,
+    /// The team's members the template's tasks are assigned to, by user id or email: their
+    /// tasks are assigned to them by user id while they are active (as a task update
+    /// assigning their email would), left unassigned when they are not.
+    pub members: &'a [Member],
     /// The team's time zone.
     pub timezone: String,
     /// Values to pre-fill.
@@ -91,7 +95,18 @@ impl Run {
                 assignee: match &task.assignee {
                     None => None,
                     Some(TemplateAssignee::Runner) => request.runner.map(|m| Assignee::User(m.id)),
-                    Some(TemplateAssignee::Fixed(assignee)) => Some(assignee.clone()),
+                    Some(TemplateAssignee::Fixed(assignee)) => {
+                        let member = request.members.iter().find(|m| match assignee {
+                            Assignee::User(user) => m.id == *user,
+                            Assignee::Email(email) => m.email == *email,
+                        });
+                        match member {
+                            Some(member) if member.active => Some(Assignee::User(member.id)),
+                            // A member who left gets no more work.
+                            Some(_) => None,
+                            None => Some(assignee.clone()),
+                        }
+                    }
                 },
                 is_essential: task.is_essential,
                 task_type: task.task_type,
@@ -134,12 +149,15 @@ impl Run {
             task_count: u32::try_from(tasks.len()).unwrap_or(u32::MAX),
         })];
         events.extend(tasks.iter().filter(|t| t.assignee.is_some()).map(|task| {
-            let email = match (&task.assignee, request.runner) {
-                (Some(Assignee::Email(email)), _) => Some(email.clone()),
-                (Some(Assignee::User(user)), Some(runner)) if *user == runner.id => {
-                    Some(runner.email.clone())
-                }
-                _ => None,
+            let email = match &task.assignee {
+                Some(Assignee::Email(email)) => Some(email.clone()),
+                Some(Assignee::User(user)) => request
+                    .runner
+                    .into_iter()
+                    .chain(request.members)
+                    .find(|member| member.id == *user)
+                    .map(|member| member.email.clone()),
+                None => None,
             };
             event(EventPayload::TaskAssigned {
                 task: task.snapshot(),

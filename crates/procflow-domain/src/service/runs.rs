@@ -1,16 +1,19 @@
 //! Use cases on runs and their tasks.
 
+use std::collections::HashSet;
+
 use time::OffsetDateTime;
 
 use super::Procflow;
-use crate::actor::Assignee;
+use crate::actor::{Assignee, TemplateAssignee};
 use crate::error::DomainResult;
 use crate::etag::IfMatch;
-use crate::ids::{RunId, TaskId, TemplateId};
+use crate::ids::{RunId, TaskId, TeamId, TemplateId};
 use crate::run::{
     Decision, ElementWrite, Prefill, Run, RunFilter, RunTask, StartRun, TaskChange, TaskPatch,
 };
-use crate::team::Team;
+use crate::team::{Member, Team};
+use crate::template::Template;
 use crate::values::{Email, Page, PageRequest};
 
 /// Create a run (spec 4.6).
@@ -100,12 +103,14 @@ impl Procflow {
         let runner = self
             .active_member(team.id, request.actor_email.as_ref())
             .await?;
+        let members = self.template_assignees(team.id, &template).await?;
         let new_run = Run::start(
             StartRun {
                 template: &template,
                 title: request.name,
                 due_date: request.due_date,
                 runner: runner.as_ref(),
+                members: &members,
                 timezone: team.timezone.clone(),
                 prefill: request.custom_elements,
             },
@@ -114,6 +119,32 @@ impl Procflow {
         )?;
         self.ports.runs.create_run(&new_run).await?;
         Ok(new_run.run)
+    }
+
+    /// The team's members the template's tasks are assigned to (by user id or email), each
+    /// once.
+    async fn template_assignees(
+        &self,
+        team: TeamId,
+        template: &Template,
+    ) -> DomainResult<Vec<Member>> {
+        let named: HashSet<&Assignee> = template
+            .tasks
+            .iter()
+            .filter_map(|task| match &task.assignee {
+                Some(TemplateAssignee::Fixed(assignee)) => Some(assignee),
+                _ => None,
+            })
+            .collect();
+        let mut members = Vec::new();
+        for assignee in named {
+            let teams = &self.ports.teams;
+            members.extend(match assignee {
+                Assignee::User(user) => teams.find_member(team, *user).await?,
+                Assignee::Email(email) => teams.find_member_by_email(team, email).await?,
+            });
+        }
+        Ok(members)
     }
 
     /// One run of the team.

@@ -345,6 +345,60 @@ fn a_run_started_for_an_active_member_is_theirs_with_their_runner_tasks() {
 }
 
 #[test]
+fn template_tasks_assigned_to_members_are_theirs_while_they_are_active() {
+    let w = world();
+    let (ada, ivan) = (w.ada.id.to_string(), w.ivan.id.to_string());
+    let assignees = [
+        "Ada@Demo.Example", // an active member's email: by user id, as a task update would
+        ada.as_str(),       // an active member's id
+        "ivan@demo.example", // an inactive member's email: no more work for them
+        ivan.as_str(),      // an inactive member's id
+        "olga@other.example", // another team's member: an outside email
+        "guest@elsewhere.example", // an outside email
+    ];
+    let tasks: Vec<Value> = assignees
+        .iter()
+        .map(|to| json!({"title": format!("For {to}"), "assignee": to}))
+        .collect();
+    let template =
+        w.published(json!({"title": "Assigned", "sections": [{"title": "S", "tasks": tasks}]}));
+    let run = w.start(&template);
+
+    let assigned: Vec<_> = w.tasks(run.id).into_iter().map(|t| t.assignee).collect();
+    let ada = Some(Assignee::User(w.ada.id));
+    let outside = |to: &str| Some(Assignee::Email(email(to)));
+    assert_eq!(
+        assigned,
+        [
+            ada.clone(),
+            ada,
+            None,
+            None,
+            outside("olga@other.example"),
+            outside("guest@elsewhere.example")
+        ]
+    );
+    let notified: Vec<_> = w
+        .events_of(run.id)
+        .into_iter()
+        .filter_map(|event| match event {
+            EventPayload::TaskAssigned { email, .. } => Some(email),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        notified,
+        [
+            Some(w.ada.email.clone()),
+            Some(w.ada.email.clone()),
+            Some(w.olga.email.clone()),
+            Some(email("guest@elsewhere.example")),
+        ],
+        "one notice per assigned task, at the assignee's address"
+    );
+}
+
+#[test]
 fn a_run_started_for_anyone_but_an_active_member_falls_back_to_the_api() {
     let w = world();
     let template = w.published(onboarding());

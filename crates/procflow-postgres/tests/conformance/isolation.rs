@@ -187,6 +187,7 @@ async fn records_of_two_teams_with_the_same_ids_stay_apart(env: Env) {
         title: None,
         due_date: None,
         runner: None,
+        members: &[],
         timezone: "UTC".into(),
         prefill: Vec::new(),
     };

@@ -79,6 +79,7 @@ async fn a_run_of_another_teams_template_is_refused_and_nothing_is_written(env: 
             title: None,
             due_date: None,
             runner: None,
+            members: &[],
             timezone: "UTC".into(),
             prefill: Vec::new(),
         },

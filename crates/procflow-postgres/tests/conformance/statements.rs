@@ -29,6 +29,7 @@ async fn a_run_of_500_tasks_with_5_elements_each_is_created_in_six_statements() 
                 title: None,
                 due_date: None,
                 runner: None,
+                members: &[],
                 timezone: "UTC".into(),
                 prefill: Vec::new(),
             },

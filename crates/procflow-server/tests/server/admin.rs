@@ -9,7 +9,7 @@ use procflow_postgres::testing::migrated_database;
 use procflow_postgres::{PgStore, PoolConfig};
 use serde_json::json;
 
-use super::support::{admin, demo_template, error_code, run, text};
+use super::support::{admin, create_team, demo_template, error_code, run, text};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_admin_commands_manage_a_team_from_creation_to_revoked_keys() {
@@ -226,17 +226,7 @@ async fn the_demo_template_imports_publishes_and_has_every_element_type() {
     let db = migrated_database().await;
     let admin = admin(&db);
     let store = PgStore::new(&PoolConfig::new(db.url())).unwrap();
-    let team = run(
-        &admin,
-        &[
-            "create-team",
-            "--name",
-            "Demo",
-            "--admin-email",
-            "admin@demo.example",
-        ],
-    )
-    .await;
+    let team = create_team(&admin, "Demo", "admin@demo.example").await;
     let team = text(&team, "team_id").to_owned();
     let file = demo_template();
     let file = file.to_str().unwrap();
@@ -286,17 +276,7 @@ async fn refusals_name_what_is_wrong() {
     let admin = admin(&db);
     let nobody = "0190d3c4-6f1e-7a4b-9c7d-2b1a3e4f5a6b";
 
-    let blank = run(
-        &admin,
-        &[
-            "create-team",
-            "--name",
-            "  ",
-            "--admin-email",
-            "a@b.example",
-        ],
-    )
-    .await;
+    let blank = create_team(&admin, "  ", "a@b.example").await;
     assert_eq!(
         blank,
         json!({"error": {"code": "validation_error", "message": "--name: must not be blank"}})
@@ -318,11 +298,7 @@ async fn refusals_name_what_is_wrong() {
         assert_eq!(error_code(&output), Some("not_found"), "{args:?}: {output}");
     }
 
-    let team = run(
-        &admin,
-        &["create-team", "--name", "T", "--admin-email", "a@b.example"],
-    )
-    .await;
+    let team = create_team(&admin, "T", "a@b.example").await;
     let team = text(&team, "team_id").to_owned();
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.json");

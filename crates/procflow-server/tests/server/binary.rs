@@ -2,14 +2,12 @@
 //! environment, logs on stderr without secrets, and a graceful stop on SIGTERM.
 
 use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
 
 use procflow_postgres::testing::migrated_database;
 use serde_json::Value;
 
-use super::support::{Serving, get};
+use super::support::{get, serve_with_json_logs, serving_address};
 
 fn procflow(database_url: Option<&str>) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_procflow"));
@@ -113,43 +111,19 @@ fn with_password(url: &str) -> (String, String) {
 async fn serve_logs_json_without_secrets_and_stops_with_status_0_on_sigterm() {
     let db = migrated_database().await;
     let (url, password) = with_password(db.url());
-    let child = procflow(Some(&url))
-        .arg("serve")
-        .env("PROCFLOW_BIND", "127.0.0.1:0")
-        .env("PROCFLOW_LOG_FORMAT", "json")
-        .env("PROCFLOW_HTTP_WORKERS", "1")
-        .env(
+    let (mut serving, stderr) = serve_with_json_logs(
+        &url,
+        &[(
             "PROCFLOW_SMTP_URL",
             "smtp://mailer:smtp-secret-2718@127.0.0.1:2525",
-        )
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut serving = Serving(child);
-    let stderr = serving.0.stderr.take().unwrap();
+        )],
+    );
     let pid = serving.0.id().to_string();
 
     let (logs, address) = tokio::task::spawn_blocking(move || {
         let mut lines = BufReader::new(stderr).lines();
         let mut logs = Vec::new();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let address = loop {
-            assert!(Instant::now() < deadline, "no start-up line: {logs:?}");
-            let Some(Ok(line)) = lines.next() else {
-                panic!("serve ended before serving: {logs:?}");
-            };
-            let entry: Value = serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("log lines are JSON ({e}): {line}"));
-            logs.push(line);
-            if entry["message"] == "procflow is serving" {
-                break entry["listen"]
-                    .as_str()
-                    .unwrap()
-                    .parse::<SocketAddr>()
-                    .unwrap();
-            }
-        };
+        let address = serving_address(&mut lines, &mut logs);
         let (status, body) = get(address, "/healthz");
         assert_eq!(status, 200, "/healthz answered {status}: {body}");
         let killed = Command::new("kill").args(["-TERM", &pid]).status().unwrap();

@@ -6,24 +6,14 @@ use procflow_postgres::testing::migrated_database;
 use procflow_postgres::{PgStore, PoolConfig};
 use serde_json::json;
 
-use super::support::{admin, command, error_code, run, text};
+use super::support::{admin, command, create_team, error_code, run, text};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn keys_carry_a_scope_and_are_listed_without_their_secret() {
     let db = migrated_database().await;
     let admin = admin(&db);
     let store = PgStore::new(&PoolConfig::new(db.url())).unwrap();
-    let created = run(
-        &admin,
-        &[
-            "create-team",
-            "--name",
-            "Acme",
-            "--admin-email",
-            "boss@acme.example",
-        ],
-    )
-    .await;
+    let created = create_team(&admin, "Acme", "boss@acme.example").await;
     let team = text(&created, "team_id").to_owned();
     let boss = text(&created, "admin_user_id").to_owned();
     let team = team.as_str();

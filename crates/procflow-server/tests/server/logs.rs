@@ -3,13 +3,13 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use procflow_postgres::testing::migrated_database;
 use serde_json::Value;
 
-use super::support::{Serving, admin, run, text};
+use super::support::{admin, create_team, run, serve_with_json_logs, serving_address, text};
 
 /// `GET path` over plain HTTP/1.1 with a bearer key: the status, the `X-Request-Id` and the
 /// body.
@@ -46,17 +46,7 @@ fn get_with_key(address: SocketAddr, path: &str, key: &str) -> (u16, String, Str
 async fn json_logs_have_one_flat_line_per_request_without_the_key() {
     let db = migrated_database().await;
     let admin = admin(&db);
-    let team = run(
-        &admin,
-        &[
-            "create-team",
-            "--name",
-            "Logs",
-            "--admin-email",
-            "boss@logs.example",
-        ],
-    )
-    .await;
+    let team = create_team(&admin, "Logs", "boss@logs.example").await;
     let team = text(&team, "team_id");
     let key = run(
         &admin,
@@ -71,45 +61,14 @@ async fn json_logs_have_one_flat_line_per_request_without_the_key() {
     .await;
     let key = text(&key, "key").to_owned();
 
-    let mut command = Command::new(env!("CARGO_BIN_EXE_procflow"));
-    for variable in ["PROCFLOW_PUBLIC_URL", "RUST_LOG"] {
-        command.env_remove(variable);
-    }
-    let child = command
-        .arg("serve")
-        .env("DATABASE_URL", db.url())
-        .env("PROCFLOW_BIND", "127.0.0.1:0")
-        .env("PROCFLOW_LOG_FORMAT", "json")
-        .env("PROCFLOW_HTTP_WORKERS", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut serving = Serving(child);
-    let stderr = serving.0.stderr.take().unwrap();
+    let (mut serving, stderr) = serve_with_json_logs(db.url(), &[]);
     let pid = serving.0.id().to_string();
 
     let sent_key = key.clone();
     let (lines, request_id, metrics) = tokio::task::spawn_blocking(move || {
         let mut lines = BufReader::new(stderr).lines();
         let mut logs = Vec::new();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let address = loop {
-            assert!(Instant::now() < deadline, "no start-up line: {logs:?}");
-            let Some(Ok(line)) = lines.next() else {
-                panic!("serve ended before serving: {logs:?}");
-            };
-            let entry: Value = serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("log lines are JSON ({e}): {line}"));
-            logs.push(line);
-            if entry["message"] == "procflow is serving" {
-                break entry["listen"]
-                    .as_str()
-                    .unwrap()
-                    .parse::<SocketAddr>()
-                    .unwrap();
-            }
-        };
+        let address = serving_address(&mut lines, &mut logs);
         let (status, request_id, body) =
             get_with_key(address, "/api/v1/process-templates?limit=5", &sent_key);
         assert_eq!(status, 200, "{body}");

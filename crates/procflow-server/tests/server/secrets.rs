@@ -6,14 +6,14 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use procflow_postgres::testing::migrated_database;
 use procflow_testkit::receiver::Receiver;
 use serde_json::{Value, json};
 
-use super::support::{Serving, admin, demo_template, run, text};
+use super::support::{admin, demo_template, run, serve_with_json_logs, text};
 
 const ADMIN_EMAIL: &str = "boss.keeper@secrets.example";
 const GUEST_EMAIL: &str = "outside.guest@guest.example";
@@ -204,22 +204,13 @@ async fn no_key_token_secret_address_or_form_value_reaches_the_logs_or_a_dump() 
     let template = text(&template, "template_id").to_owned();
     let receiver = Receiver::start().await;
 
-    let mut command = Command::new(env!("CARGO_BIN_EXE_procflow"));
-    command.env_remove("PROCFLOW_PUBLIC_URL");
-    let child = command
-        .arg("serve")
-        .env("DATABASE_URL", db.url())
-        .env("PROCFLOW_BIND", "127.0.0.1:0")
-        .env("PROCFLOW_LOG_FORMAT", "json")
-        .env("RUST_LOG", "debug")
-        .env("PROCFLOW_HTTP_WORKERS", "1")
-        .env("PROCFLOW_WEBHOOK_ALLOW_PRIVATE", "true")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut serving = Serving(child);
-    let stderr = serving.0.stderr.take().unwrap();
+    let (mut serving, stderr) = serve_with_json_logs(
+        db.url(),
+        &[
+            ("RUST_LOG", "debug"),
+            ("PROCFLOW_WEBHOOK_ALLOW_PRIVATE", "true"),
+        ],
+    );
     let pid = serving.0.id().to_string();
 
     // The log is read on a thread of its own from the start, so the server never blocks on

@@ -10,12 +10,12 @@ use procflow_domain::fakes::SequentialIds;
 use procflow_domain::ids::TaskId;
 use procflow_domain::run::{BatchItem, ElementWrite, RunStatus, TaskBatch, TaskPatch};
 use procflow_domain::service::{UpdateTask, UpdateTasks};
-use procflow_domain::values::{Limit, PageRequest};
+use procflow_domain::values::PageRequest;
 use serde_json::json;
 use uuid::Uuid;
 
 use super::env::{Env, conformance_test};
-use super::support::{Started, published, sized_document, start, started};
+use super::support::{Started, sized_document, start, started, started_with};
 
 fn complete() -> UpdateTask {
     UpdateTask {
@@ -86,12 +86,7 @@ async fn a_batch_writes_its_tasks_the_run_and_the_events_at_once(env: Env) {
     );
     assert_eq!(header.status(), RunStatus::Completed);
     assert_eq!(header.completed_at(), Some(env.clock_now()));
-    let kinds: Vec<&str> = env
-        .events()
-        .await
-        .iter()
-        .map(|e| e.payload.name())
-        .collect();
+    let kinds = env.event_names().await;
     assert_eq!(
         kinds,
         [
@@ -203,22 +198,7 @@ conformance_test!(
 );
 async fn a_batch_and_single_updates_racing_on_one_run_lose_nothing(env: Env) {
     let env = Arc::new(env);
-    let template = published(&env, &env.team, sized_document(40, 1)).await;
-    let run = env
-        .procflow
-        .create_run(&env.team, start(&template))
-        .await
-        .unwrap();
-    let page = PageRequest {
-        limit: Limit::new(100).unwrap(),
-        cursor: None,
-    };
-    let tasks = env
-        .store
-        .list_tasks(env.team.id, run.id, page)
-        .await
-        .unwrap()
-        .items;
+    let Started { run, tasks, .. } = started_with(&env, sized_document(40, 1)).await;
     let (batched, single) = tasks.split_at(20);
     let mut handles = Vec::new();
     for chunk in batched.chunks(10) {

@@ -5,11 +5,11 @@ use std::sync::Arc;
 use procflow_domain::event::EventPayload;
 use procflow_domain::run::{ElementWrite, RunStatus};
 use procflow_domain::service::UpdateTask;
-use procflow_domain::values::{Limit, PageRequest};
+use procflow_domain::values::PageRequest;
 use serde_json::json;
 
 use super::env::{Env, conformance_test};
-use super::support::{published, sized_document, start};
+use super::support::{Started, published, sized_document, start, started_with};
 
 conformance_test!(
     fifty_concurrent_completions_complete_the_run_once,
@@ -17,22 +17,7 @@ conformance_test!(
 );
 async fn fifty_concurrent_completions_complete_the_run_once(env: Env) {
     let env = Arc::new(env);
-    let template = published(&env, &env.team, sized_document(50, 1)).await;
-    let run = env
-        .procflow
-        .create_run(&env.team, start(&template))
-        .await
-        .unwrap();
-    let page = PageRequest {
-        limit: Limit::new(100).unwrap(),
-        cursor: None,
-    };
-    let tasks = env
-        .store
-        .list_tasks(env.team.id, run.id, page)
-        .await
-        .unwrap()
-        .items;
+    let Started { run, tasks, .. } = started_with(&env, sized_document(50, 1)).await;
     assert_eq!(tasks.len(), 50);
 
     let handles: Vec<_> = tasks

@@ -198,6 +198,15 @@ impl Env {
         self.clock.now()
     }
 
+    /// The names of [`Env::events`], in order.
+    pub async fn event_names(&self) -> Vec<&'static str> {
+        self.events()
+            .await
+            .iter()
+            .map(|e| e.payload.name())
+            .collect()
+    }
+
     /// Every event appended since the last call, leasing them far into the future.
     pub async fn events(&self) -> Vec<Event> {
         self.store

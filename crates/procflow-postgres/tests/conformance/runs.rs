@@ -58,12 +58,7 @@ async fn creating_a_run_appends_its_events_in_the_same_transaction(env: Env) {
         ..start(&template)
     };
     let run = env.procflow.create_run(&env.team, request).await.unwrap();
-    let names: Vec<&str> = env
-        .events()
-        .await
-        .iter()
-        .map(|e| e.payload.name())
-        .collect();
+    let names = env.event_names().await;
     assert_eq!(names, ["process_run.created", "process_step.assigned"]);
     assert!(
         matches!(run.started_by, Actor::User(user) if user.as_uuid().as_u128() == (0xA << 100) + 1)
@@ -311,12 +306,7 @@ async fn a_task_update_writes_the_task_the_run_and_the_events(env: Env) {
     let done = env.store.get_run(env.team.id, run.id).await.unwrap();
     assert_eq!(done.status(), RunStatus::Completed);
     assert_eq!(done.completed_at(), Some(env.clock_now()));
-    let kinds: Vec<&str> = env
-        .events()
-        .await
-        .iter()
-        .map(|e| e.payload.name())
-        .collect();
+    let kinds = env.event_names().await;
     assert_eq!(
         kinds,
         [

@@ -6,8 +6,8 @@ use procflow_domain::run::{Run, RunTask};
 use procflow_domain::service::CreateRun;
 use procflow_domain::team::{Member, Role, Team};
 use procflow_domain::template::{Template, TemplateDocument};
-use procflow_domain::values::PageRequest;
 use procflow_domain::values::ShareToken;
+use procflow_domain::values::{Limit, PageRequest};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -98,15 +98,24 @@ pub struct Started {
 }
 
 pub async fn started(env: &Env) -> Started {
-    let template = published(env, &env.team, document()).await;
+    started_with(env, document()).await
+}
+
+/// A run of `document`, published; its first 100 tasks.
+pub async fn started_with(env: &Env, document: Value) -> Started {
+    let template = published(env, &env.team, document).await;
     let run = env
         .procflow
         .create_run(&env.team, start(&template))
         .await
         .expect("run");
+    let page = PageRequest {
+        limit: Limit::new(100).expect("a limit"),
+        cursor: None,
+    };
     let tasks = env
         .store
-        .list_tasks(env.team.id, run.id, PageRequest::default())
+        .list_tasks(env.team.id, run.id, page)
         .await
         .expect("tasks")
         .items;

@@ -22,10 +22,10 @@ pub struct UpdateTasksBody {
     actor_email: Option<String>,
 }
 
-/// One task of a batch: its id and the fields of a single task update. The fields are
-/// declared again rather than `#[serde(flatten)]`ed from [`UpdateTaskBody`] because serde does
-/// not combine `flatten` with `deny_unknown_fields`; they are read through that body's
-/// `into_request`.
+// The fields are declared again rather than flattened from `UpdateTaskBody` because serde
+// does not combine `flatten` with `deny_unknown_fields`; they are read through that body's
+// `into_request`. (Not a doc comment: the doc comment is the schema's description.)
+/// One task of a batch: its id and the fields of a single task update.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = TaskUpdate)]

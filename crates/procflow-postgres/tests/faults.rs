@@ -123,6 +123,29 @@ async fn lock_teams(url: &str) -> AsyncPgConnection {
     conn
 }
 
+/// `LOCK TABLE teams IN ACCESS EXCLUSIVE MODE` in a prepared transaction: unlike a session's
+/// lock, a shutdown does not release it (a fast stop ends the locking session first, and a call
+/// waiting on its lock could then finish before its own backend stops), and it outlives a
+/// restart until [`release_prepared_lock`].
+async fn lock_teams_through_a_stop(url: &str) {
+    connect(url)
+        .await
+        .batch_execute(
+            "BEGIN; LOCK TABLE teams IN ACCESS EXCLUSIVE MODE; \
+             PREPARE TRANSACTION 'faults-teams-lock'",
+        )
+        .await
+        .expect("lock teams in a prepared transaction");
+}
+
+async fn release_prepared_lock(url: &str) {
+    connect(url)
+        .await
+        .batch_execute("ROLLBACK PREPARED 'faults-teams-lock'")
+        .await
+        .expect("release the prepared lock");
+}
+
 /// Waits (at most `HANG`) until `waiters` sessions of the database wait for a lock: the
 /// store's calls then hold their pooled connections.
 async fn wait_for_lock_waiters(url: &str, waiters: i64) {
@@ -291,7 +314,7 @@ async fn a_call_in_flight_when_the_database_stops_answers_unavailable() {
     let store = store(&url, 2);
     let team = seed_team(&store).await;
 
-    let _locker = lock_teams(&url).await;
+    lock_teams_through_a_stop(&url).await;
     let in_flight = tokio::spawn({
         let store = store.clone();
         async move { store.get_team(team.id).await }
@@ -306,6 +329,7 @@ async fn a_call_in_flight_when_the_database_stops_answers_unavailable() {
     assert_unavailable("a call in flight during a fast stop", &answer);
 
     server.restart().await;
+    release_prepared_lock(&url).await;
     let (answer, _) = once_available(|| store.get_team(team.id)).await;
     assert_eq!(answer.expect("get_team after the restart"), team);
 }

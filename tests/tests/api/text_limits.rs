@@ -15,7 +15,8 @@ fn document() -> Value {
         "sections": [{"title": "Section", "description": "about", "tasks": [
             {"title": "Task", "custom_elements": [
                 {"type": "dropdown", "label": "Pick", "options": ["a", "b"]},
-                {"type": "text", "label": "Note", "value": "<p>Hi</p>"}]}]}]
+                {"type": "text", "label": "Note", "value": "<p>Hi</p>"},
+                {"type": "longText", "label": "Notes", "value": "a default"}]}]}]
     })
 }
 
@@ -94,6 +95,12 @@ async fn template_texts_are_taken_at_their_limit_and_refused_over_it() {
             "sections[0].tasks[0].custom_elements[1].value",
             MAX_TEXT_CHARS,
             Stored::FirstTask("/custom_elements/1/value"),
+        ),
+        (
+            "/sections/0/tasks/0/custom_elements/2/value",
+            "sections[0].tasks[0].custom_elements[2].value",
+            MAX_TEXT_CHARS,
+            Stored::FirstTask("/custom_elements/2/value"),
         ),
         (
             option,

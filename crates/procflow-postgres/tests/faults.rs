@@ -124,9 +124,9 @@ async fn lock_teams(url: &str) -> AsyncPgConnection {
 }
 
 /// `LOCK TABLE teams IN ACCESS EXCLUSIVE MODE` in a prepared transaction: unlike a session's
-/// lock, a shutdown does not release it (a fast stop ends the locking session first, and a call
-/// waiting on its lock could then finish before its own backend stops), and it outlives a
-/// restart until [`release_prepared_lock`].
+/// lock, a shutdown does not release it (a fast stop ends the locking session too, and a call
+/// waiting on its lock could take it and finish before its own backend stops), and it outlives
+/// a restart until [`release_prepared_lock`].
 async fn lock_teams_through_a_stop(url: &str) {
     connect(url)
         .await

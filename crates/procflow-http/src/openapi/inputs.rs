@@ -43,11 +43,6 @@ pub(super) fn complete(document: &mut Value) {
         "anyOf": [{"enum": ["runner"]}, {"format": "uuid"}, {"format": "email"}],
     });
     schemas["ElementDocument"]["allOf"] = element_rules();
-    // The choices of an element: each a title (`template::document::check_options`), distinct.
-    let options = &mut schemas["ElementDocument"]["properties"]["options"];
-    options["uniqueItems"] = json!(true);
-    options["items"] =
-        json!({"type": "string", "maxLength": MAX_TITLE_CHARS, "pattern": TITLE_PATTERN});
     // A task's assignee in an update: a user id or an email (null unassigns); the comment of
     // a decision as long as `run::patch` takes it.
     for schema in ["UpdateTask", "TaskUpdate"] {

@@ -64,57 +64,41 @@ async fn refused_over(
     at_limit
 }
 
-/// Where a template's stored text is read back: the template, or its first task.
-enum Stored {
-    Template(&'static str),
-    FirstTask(&'static str),
-}
-
 #[tokio::test]
 async fn template_texts_are_taken_at_their_limit_and_refused_over_it() {
     let app = TestApp::spawn().await;
     let post = ("POST", "/api/v1/process-templates");
     let body = document();
-    let value = "/sections/0/tasks/0/custom_elements/1/value";
-    let option = "/sections/0/tasks/0/custom_elements/0/options/0";
+    let element = "sections[0].tasks[0].custom_elements";
     let cases = [
-        (
-            "/description",
-            "description",
-            MAX_TEXT_CHARS,
-            Stored::Template("/description"),
-        ),
+        ("/description", "description".to_owned(), MAX_TEXT_CHARS),
         (
             "/sections/0/description",
-            "sections[0].description",
+            "sections[0].description".to_owned(),
             MAX_TEXT_CHARS,
-            Stored::Template("/sections/0/description"),
         ),
         (
-            value,
-            "sections[0].tasks[0].custom_elements[1].value",
+            "/sections/0/tasks/0/custom_elements/1/value",
+            format!("{element}[1].value"),
             MAX_TEXT_CHARS,
-            Stored::FirstTask("/custom_elements/1/value"),
         ),
         (
             "/sections/0/tasks/0/custom_elements/2/value",
-            "sections[0].tasks[0].custom_elements[2].value",
+            format!("{element}[2].value"),
             MAX_TEXT_CHARS,
-            Stored::FirstTask("/custom_elements/2/value"),
         ),
         (
-            option,
-            "sections[0].tasks[0].custom_elements[0].options[0]",
+            "/sections/0/tasks/0/custom_elements/0/options/0",
+            format!("{element}[0].options[0]"),
             MAX_TITLE_CHARS,
-            Stored::FirstTask("/custom_elements/0/options/0"),
         ),
     ];
-    for (pointer, field, limit, stored) in cases {
+    for (pointer, field, limit) in cases {
         let at_limit = refused_over(
             &app,
             post,
             "TemplateDocument",
-            (&body, pointer, field),
+            (&body, pointer, &field),
             limit,
         )
         .await;
@@ -123,12 +107,14 @@ async fn template_texts_are_taken_at_their_limit_and_refused_over_it() {
             "/api/v1/process-templates/{}",
             created["id"].as_str().unwrap()
         );
-        let (read, at) = match stored {
-            Stored::Template(at) => (app.get(&path).await.data(200), at),
-            Stored::FirstTask(at) => (
+        // A task's texts are read back from the template's task list, the rest from the
+        // template.
+        let (read, at) = match pointer.strip_prefix("/sections/0/tasks/0") {
+            Some(at) => (
                 app.get(&format!("{path}/tasks")).await.list().0[0].clone(),
                 at,
             ),
+            None => (app.get(&path).await.data(200), pointer),
         };
         assert_eq!(
             read.pointer(at)

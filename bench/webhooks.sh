@@ -32,6 +32,17 @@ start_sink() {
 
 pending() { sql -c "SELECT count(*) FROM webhook_deliveries WHERE status IN ('pending', 'delivering')"; }
 delivered() { sql -c "SELECT count(*) FROM webhook_deliveries WHERE status = 'delivered'"; }
+# Events not fanned out yet: deliveries are still to come from them.
+undispatched() { sql -c "SELECT count(*) FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL"; }
+
+# no_dead_events <when>: every event the service and the floor scripts wrote can be read; one
+# set aside means a script writes what the worker cannot deliver, and the figures would lie.
+no_dead_events() {
+  local dead
+  dead=$(sql -c "SELECT count(*) FROM outbox WHERE dead_at IS NOT NULL")
+  [ "$dead" -eq 0 ] || die "$dead outbox events were set aside $1 (first: $(sql -c \
+    "SELECT kind || ': ' || last_error FROM outbox WHERE dead_at IS NOT NULL ORDER BY dead_at LIMIT 1"))"
+}
 
 # sample_pending <file>: the backlog once a second, in the background; sets SAMPLER_PID.
 sample_pending() {
@@ -40,13 +51,14 @@ sample_pending() {
   PIDS+=("$SAMPLER_PID")
 }
 
-# drain <deadline s>: waits until nothing is pending; prints the seconds it took.
+# drain <deadline s>: waits until no event waits for its fan-out and no delivery is pending;
+# prints the seconds it took. Fails the bench when they do not drain in time.
 drain() {
   local t0 deadline=$1
   t0=$(date +%s.%N)
-  while [ "$(pending)" -gt 0 ]; do
+  while [ "$(pending)" -gt 0 ] || [ "$(undispatched)" -gt 0 ]; do
     awk -v a="$t0" -v b="$(date +%s.%N)" -v d="$deadline" 'BEGIN { exit !(b - a > d) }' \
-      && { say "  WARNING: deliveries still pending after $deadline s"; break; }
+      && die "deliveries still pending after $deadline s ($(pending) deliveries, $(undispatched) events)"
     sleep 0.2
   done
   awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'
@@ -61,6 +73,7 @@ webhook_scenarios() {
     TASK_NEXT=$NEXT
   done
 
+  no_dead_events "before the webhook scenarios"
   start_sink
   local created
   created="$(curl -s -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
@@ -80,9 +93,15 @@ webhook_scenarios() {
   load_end=$(date +%s.%N)
   HOOK_DRAIN=$(drain 300)
   kill "$SAMPLER_PID" 2>/dev/null || true
-  local done_at made
+  local done_at made expected
   done_at=$(date +%s.%N)
   made=$(($(delivered) - before_delivered))
+  # One delivery per webhook event raised under the load: the endpoint takes every event.
+  expected=$(sql -c "SELECT count(*) FROM outbox WHERE webhook_event IS NOT NULL
+    AND occurred_at >= to_timestamp($t0)")
+  no_dead_events "under the webhook load"
+  [ "$expected" -gt 0 ] || die "the webhook load raised no webhook event"
+  [ "$made" -ge "$expected" ] || die "$made deliveries for $expected webhook events raised under the load"
   HOOK_MADE=$made
   HOOK_RATE=$(awk -v n="$made" -v a="$t0" -v b="$done_at" 'BEGIN { printf "%.0f", n / (b - a) }')
   HOOK_LOAD_SECS=$(awk -v a="$t0" -v b="$load_end" 'BEGIN { printf "%.0f", b - a }')
@@ -92,15 +111,21 @@ webhook_scenarios() {
     "at most $HOOK_MAX_PENDING pending; drained $HOOK_DRAIN s after the load; $HOOK_FAILED retried or failed"
 
   say "webhooks W3: the worker alone drains 20000 queued deliveries"
-  sql -c "INSERT INTO webhook_deliveries (team_id, id, webhook_id, event_id, event, origin, status,
-            payload, created_at, due_at)
-          SELECT d.team_id, gen_random_uuid(), d.webhook_id, d.event_id, d.event, 'redelivery',
-                 'pending', d.payload, now(), now()
-          FROM (SELECT * FROM webhook_deliveries WHERE status = 'delivered' LIMIT 1) d,
-               generate_series(1, 20000)" >/dev/null
-  local t1
-  t1=$(date +%s.%N)
+  local queued before_alone
+  before_alone=$(delivered)
+  queued=$(sql -c "WITH queued AS (
+            INSERT INTO webhook_deliveries (team_id, id, webhook_id, event_id, event, origin, status,
+                payload, created_at, due_at)
+            SELECT d.team_id, gen_random_uuid(), d.webhook_id, d.event_id, d.event, 'redelivery',
+                   'pending', d.payload, now(), now()
+            FROM (SELECT * FROM webhook_deliveries WHERE status = 'delivered' LIMIT 1) d,
+                 generate_series(1, 20000)
+            RETURNING 1)
+          SELECT count(*) FROM queued")
+  [ "$queued" -eq 20000 ] || die "W3 queued $queued deliveries instead of 20000 (none delivered to copy?)"
   HOOK_ALONE_SECS=$(drain 600)
+  [ "$(($(delivered) - before_alone))" -ge 20000 ] \
+    || die "W3 delivered $(($(delivered) - before_alone)) of the 20000 queued deliveries"
   HOOK_ALONE_RATE=$(awk -v s="$HOOK_ALONE_SECS" 'BEGIN { printf "%.0f", 20000 / s }')
   say "  20000 deliveries in $HOOK_ALONE_SECS s ($HOOK_ALONE_RATE/s)"
 }

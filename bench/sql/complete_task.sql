@@ -13,6 +13,8 @@
 --
 -- Differences, on purpose: the service writes back the task's custom elements it read (a
 -- parameter); here `custom_elements = custom_elements` (the same row version is written).
+-- The event is a valid stored event (procflow_domain::event, version 4) of the same size,
+-- with made-up template task and section ids: the worker reads and dispatches it as any other.
 -- open_tasks is decremented in SQL where the service sets the value it computed.
 --
 -- Which task: a pool of runs seeded by bench.seed_runs(tag => :pool_tag, first_ms =>
@@ -113,14 +115,15 @@ WHERE runs.team_id = :team AND runs.id = bench.uuid(:run_ms, :pool_tag, 0);
 INSERT INTO outbox (id, team_id, kind, payload, occurred_at, due_at)
 VALUES (gen_random_uuid(), :team, 'process_step.completed',
         jsonb_build_object(
-            'id', gen_random_uuid(), 'team_id', CAST(:team AS uuid), 'occurred_at', now(),
-            'payload', jsonb_build_object(
+            'version', 4, 'id', gen_random_uuid(), 'team_id', CAST(:team AS uuid),
+            'occurred_at', now(), 'payload', jsonb_build_object(
                 'kind', 'task_completed', 'task', jsonb_build_object(
                     'id', bench.uuid(:run_ms, :pool_tag, :task_n), 'title', 'Task',
                     'assignee', NULL, 'completed', true,
                     'instance_id', bench.uuid(:run_ms, :pool_tag, 0),
                     'completed_at', now(), 'completed_by', 'api', 'webhook_enabled', false,
-                    'template_task_id', gen_random_uuid()))),
+                    'template_task_id', gen_random_uuid(), 'section_id', gen_random_uuid(),
+                    'due_date', NULL))),
         now(), now());
 
 \endpipeline

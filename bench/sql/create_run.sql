@@ -18,6 +18,8 @@
 --     of ~20 kB of parameters decoded.
 --   - Ids are made by bench.uuid() from the client's number and a counter (the service makes
 --     UUIDv7 ids in Rust), in the same increasing order.
+--   - The event is a valid stored event (procflow_domain::event, version 4), its task_count the
+--     template's 50 written as a constant (the service counts the tasks it copied).
 --
 -- Run with -M prepared (the service's statements are prepared too) and:
 --   -D team=<team uuid> -D tpl=<template uuid> -D key_tag=<tag> -D nkeys=<keys>
@@ -134,13 +136,13 @@ WHERE t.team_id = :team AND t.template_id = :tpl;
 INSERT INTO outbox (id, team_id, kind, payload, occurred_at, due_at)
 VALUES (bench.uuid(:ms, :tag, 4095), :team, 'process_run.created',
         jsonb_build_object(
-            'id', bench.uuid(:ms, :tag, 4095), 'team_id', CAST(:team AS uuid),
+            'version', 4, 'id', bench.uuid(:ms, :tag, 4095), 'team_id', CAST(:team AS uuid),
             'occurred_at', now(), 'payload', jsonb_build_object(
-                'kind', 'run_created', 'run', jsonb_build_object(
+                'kind', 'run_created', 'task_count', 50, 'run', jsonb_build_object(
                     'id', bench.uuid(:ms, :tag, 0), 'title', 'Bench run',
                     'status', 'active', 'team_id', CAST(:team AS uuid), 'timezone', 'UTC',
                     'created_at', now(), 'started_by', 'api', 'template_id', CAST(:tpl AS uuid),
-                    'completed_at', NULL))),
+                    'completed_at', NULL, 'due_date', NULL, 'is_shared', false))),
         now(), now());
 
 \endpipeline

@@ -460,7 +460,11 @@ impl TestApp {
             .await
             .expect("claim")
             .into_iter()
-            .map(|entry| entry.event)
+            .map(|entry| {
+                entry
+                    .event
+                    .expect("every event the service writes reads back")
+            })
             .collect()
     }
 }

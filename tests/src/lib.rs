@@ -23,7 +23,7 @@ pub use guest::{GuestLink, Page, form_body, text};
 pub use mail::{MailWorld, smtp_config, test_clock};
 pub use openapi::{ApiDescription, committed, committed_document};
 pub use remote::Remote;
-pub use reply::{Reply, assert_keys, keys_of};
+pub use reply::{Reply, assert_keys, keys_of, sample};
 pub use seed::{OPTIONS, Seeded, demo_document, every_element_document, sized_document};
 pub use served::{Served, admin, free_port, procflow_bin};
 pub use webhooks::{DELIVERY_FIELDS, WEBHOOK_FIELDS, verify, worker_settings};

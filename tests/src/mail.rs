@@ -83,6 +83,7 @@ impl MailWorld {
             .dispatch(200, time::Duration::minutes(1))
             .await
             .expect("dispatch")
+            .taken
             > 0
         {}
         let mut sends = JoinSet::new();

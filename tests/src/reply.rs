@@ -188,3 +188,18 @@ impl Reply {
         message.to_owned()
     }
 }
+
+/// The value of the Prometheus sample whose name and labels are exactly `series` in the text
+/// of a `/metrics` page, if present.
+///
+/// # Panics
+/// When the sample's value is not a number.
+#[must_use]
+pub fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .filter(|line| !line.starts_with('#'))
+        .find_map(|line| {
+            let (name, value) = line.rsplit_once(' ')?;
+            (name == series).then(|| value.parse().expect("a numeric sample"))
+        })
+}

@@ -28,6 +28,7 @@ mod api {
     pub mod metrics;
     pub mod nul_text;
     pub mod openapi;
+    pub mod outbox_dead;
     pub mod pagination;
     pub mod rate_limit;
     pub mod runs;

@@ -10,6 +10,10 @@ use crate::ids::{EventId, GuestId, RunId, SectionId, TaskId, TeamId, TemplateId,
 use crate::run::RunStatus;
 use crate::values::Email;
 
+mod stored;
+
+pub use stored::{EVENT_VERSION, UnreadableEvent, from_stored, to_stored};
+
 /// One event, as appended to the outbox.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Event {

@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::DomainResult;
-use crate::event::Event;
+use crate::event::{Event, UnreadableEvent};
 use crate::ids::{ApiKeyId, EventId, RunId, TaskId, TeamId, TemplateId, UserId};
 use crate::run::{NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange};
 use crate::sharing::{Share, ShareChange};
@@ -326,10 +326,33 @@ pub trait TeamStore: Send + Sync {
 /// An event taken from the outbox for delivery.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutboxEntry {
-    /// The event.
-    pub event: Event,
+    /// Its id, read from the row rather than the payload, so that an event that cannot be read
+    /// can still be named and set aside.
+    pub id: EventId,
+    /// Its kind as the row names it.
+    pub kind: String,
+    /// The event, or why its stored form cannot be read.
+    pub event: Result<Event, UnreadableEvent>,
     /// Deliveries tried so far.
     pub attempts: u32,
+}
+
+/// An event set aside because it cannot be dispatched, ever: kept for operators, never handed
+/// out again unless [`requeue`](Outbox::requeue)d.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeadEvent {
+    /// Its id.
+    pub id: EventId,
+    /// Its team.
+    pub team_id: TeamId,
+    /// Its kind as the row names it.
+    pub kind: String,
+    /// When it happened.
+    pub occurred_at: OffsetDateTime,
+    /// When it was set aside.
+    pub dead_at: OffsetDateTime,
+    /// Why.
+    pub error: String,
 }
 
 /// The outbox, as the delivery worker sees it. Stores append events to it in the transaction of
@@ -355,6 +378,28 @@ pub trait Outbox: Send + Sync {
     /// # Errors
     /// Only store failures.
     async fn complete(&self, ids: &[EventId]) -> DomainResult<()>;
+
+    /// Sets events aside, each with the reason it cannot be dispatched, at `at`: they MUST NOT
+    /// be handed out again (whatever their lease) until [`requeue`](Self::requeue)d, and they
+    /// leave the event feed. An event already dispatched is left as it is.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn set_aside(&self, dead: &[(EventId, String)], at: OffsetDateTime) -> DomainResult<()>;
+
+    /// Up to `limit` events set aside, oldest first (`dead_at`, then id), of every team.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn dead_events(&self, limit: usize) -> DomainResult<Vec<DeadEvent>>;
+
+    /// Puts an event set aside back in the queue, due at `now`, its lease and error cleared;
+    /// answers whether there was such an event (`false` for an unknown id or one not set
+    /// aside, nothing changed).
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn requeue(&self, id: EventId, now: OffsetDateTime) -> DomainResult<bool>;
 
     /// Puts an event back, due again at `retry_at`, with the error for operators.
     ///

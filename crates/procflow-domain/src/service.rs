@@ -12,7 +12,7 @@ pub use batch::UpdateTasks;
 pub use guest::{GuestPost, SharedRun};
 pub use mail::{MailPorts, Mailer};
 pub use runs::{CreateRun, UpdateTask};
-pub use webhooks::{WebhookPorts, Webhooks};
+pub use webhooks::{Dispatched, SetAside, WebhookPorts, Webhooks};
 
 use std::sync::Arc;
 

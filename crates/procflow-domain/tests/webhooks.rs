@@ -110,7 +110,9 @@ impl World {
     }
 
     fn dispatch(&self) -> usize {
-        block(self.webhooks.dispatch(100, Duration::minutes(1))).unwrap()
+        block(self.webhooks.dispatch(100, Duration::minutes(1)))
+            .unwrap()
+            .taken
     }
 }
 

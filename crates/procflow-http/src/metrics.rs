@@ -187,7 +187,7 @@ fn store_gauges(text: &mut String, pool: PoolUsage, backlog: Option<u64>) {
         ),
         (
             "procflow_outbox_backlog",
-            "Events in the outbox not delivered yet",
+            "Events in the outbox not dispatched yet (those set aside excluded)",
             backlog,
         ),
     ];

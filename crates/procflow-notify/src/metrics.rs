@@ -32,7 +32,15 @@ pub const EMAIL_DURATION: &str = "procflow_email_send_duration_seconds";
 /// Gauge: emails pending or in flight, of every instance.
 pub const EMAILS_PENDING: &str = "procflow_email_pending";
 
+/// Counter: outbox events set aside because they cannot be read (never retried; `procflow
+/// admin outbox --dead` lists them).
+pub const OUTBOX_DEAD_TOTAL: &str = "procflow_outbox_dead_total";
+
 pub(crate) fn describe() {
+    metrics::describe_counter!(
+        OUTBOX_DEAD_TOTAL,
+        "Outbox events set aside because they cannot be read"
+    );
     metrics::describe_counter!(EMAILS_TOTAL, "Email sends, by kind and outcome");
     metrics::describe_histogram!(EMAIL_DURATION, Unit::Seconds, "Time an email send took");
     metrics::describe_gauge!(EMAILS_PENDING, "Emails pending or in flight");
@@ -48,6 +56,10 @@ pub(crate) fn describe() {
         Unit::Seconds,
         "Age of the oldest webhook delivery pending or in flight"
     );
+}
+
+pub(crate) fn outbox_dead(count: usize) {
+    metrics::counter!(OUTBOX_DEAD_TOTAL).increment(u64::try_from(count).unwrap_or(u64::MAX));
 }
 
 pub(crate) fn attempt(outcome: &'static str, elapsed: Duration) {

@@ -254,7 +254,19 @@ impl Channel for WebhookChannel {
             .dispatch(self.config.batch, lease_of(&self.config))
             .await
         {
-            Ok(taken) => taken >= self.config.batch,
+            Ok(dispatched) => {
+                for dead in &dispatched.set_aside {
+                    tracing::error!(
+                        event.id = %dead.id, event.kind = %dead.kind, error = %dead.error,
+                        "an outbox event cannot be read; set aside, never retried \
+                         (procflow admin outbox --dead lists it, --retry ID re-queues it)"
+                    );
+                }
+                if !dispatched.set_aside.is_empty() {
+                    metrics::outbox_dead(dispatched.set_aside.len());
+                }
+                dispatched.taken >= self.config.batch
+            }
             Err(error) => {
                 tracing::warn!(%error, "cannot fan out outbox events; retrying after the lease");
                 false

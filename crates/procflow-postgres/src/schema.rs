@@ -69,6 +69,7 @@ diesel::table! {
         delivered_at -> Nullable<Timestamptz>,
         last_error -> Nullable<Text>,
         webhook_event -> Nullable<Text>,
+        dead_at -> Nullable<Timestamptz>,
     }
 }
 

@@ -27,3 +27,24 @@ pub async fn migrated_database() -> TestDatabase {
     })
     .await
 }
+
+/// Runs `sql` (statements without parameters; results dropped) on the database at `url`: how
+/// tests outside this crate write rows the service never writes, such as an outbox event an
+/// older version or a hand left, without a database driver of their own.
+///
+/// # Panics
+/// When the database cannot be reached or a statement fails.
+#[expect(
+    clippy::panic,
+    reason = "test support fails loudly rather than skipping a test"
+)]
+pub async fn execute(url: &str, sql: &str) {
+    use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+
+    let mut conn = AsyncPgConnection::establish(url)
+        .await
+        .unwrap_or_else(|err| panic!("procflow-postgres: connecting to the test database: {err}"));
+    conn.batch_execute(sql)
+        .await
+        .unwrap_or_else(|err| panic!("procflow-postgres: {sql}: {err}"));
+}

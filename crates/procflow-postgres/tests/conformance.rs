@@ -17,6 +17,7 @@ mod conformance {
     pub mod batch;
     pub mod concurrency;
     pub mod conditional;
+    pub mod dead_letters;
     pub mod env;
     pub mod idempotency;
     pub mod isolation;

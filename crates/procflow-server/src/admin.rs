@@ -2,10 +2,14 @@
 //! JSON object (API contract 9).
 
 mod keys;
+mod outbox;
 mod teams;
 mod templates;
 
-use procflow_domain::ports::TeamStore;
+use std::sync::Arc;
+
+use procflow_domain::error::ErrorCode;
+use procflow_domain::ports::{Outbox, TeamStore};
 use procflow_domain::service::Procflow;
 use procflow_domain::team::Team;
 use serde_json::Value;
@@ -20,13 +24,14 @@ pub const MAX_NAME_CHARS: usize = 200;
 #[derive(Clone)]
 pub struct Admin {
     procflow: Procflow,
+    outbox: Arc<dyn Outbox>,
 }
 
 impl Admin {
-    /// Admin commands over `procflow`'s adapters.
+    /// Admin commands over `procflow`'s adapters and the outbox.
     #[must_use]
-    pub fn new(procflow: Procflow) -> Self {
-        Self { procflow }
+    pub fn new(procflow: Procflow, outbox: Arc<dyn Outbox>) -> Self {
+        Self { procflow, outbox }
     }
 
     /// Runs one command and returns the JSON object it prints.
@@ -43,6 +48,7 @@ impl Admin {
             AdminCommand::RevokeApiKey(args) => self.revoke_api_key(args).await,
             AdminCommand::SetSubscription(args) => self.set_subscription(args).await,
             AdminCommand::ImportTemplate(args) => self.import_template(args).await,
+            AdminCommand::Outbox(args) => self.outbox(args).await,
         }
     }
 
@@ -69,6 +75,12 @@ fn name(field: &str, text: String) -> Result<String, CommandError> {
         )));
     }
     Ok(trimmed.to_owned())
+}
+
+/// A moment as the API writes it (RFC 3339).
+fn rfc3339(at: time::OffsetDateTime) -> Result<String, CommandError> {
+    at.format(&time::format_description::well_known::Rfc3339)
+        .map_err(|e| CommandError::api(ErrorCode::InternalError, format!("a time: {e}")))
 }
 
 fn optional_name(field: &str, text: Option<String>) -> Result<Option<String>, CommandError> {

@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use clap::builder::{BoolishValueParser, PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args, Parser, Subcommand};
-use procflow_domain::ids::{ApiKeyId, TeamId};
+use procflow_domain::ids::{ApiKeyId, EventId, TeamId};
 use procflow_domain::names::UnknownName;
 use procflow_domain::team::{KeyScope, Role, Subscription};
 use procflow_domain::values::Email;
@@ -228,6 +228,25 @@ pub enum AdminCommand {
     SetSubscription(SetSubscription),
     /// Create a template from an authoring document; prints {"template_id","version",...}
     ImportTemplate(ImportTemplate),
+    /// Outbox events set aside because they cannot be read: list them (--dead; prints
+    /// {"dead":[...]}) or re-queue one after fixing its cause (--retry ID; prints
+    /// {"requeued":true,"event_id"})
+    Outbox(OutboxCommand),
+}
+
+/// `admin outbox`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("action").required(true).args(["dead", "retry"])))]
+pub struct OutboxCommand {
+    /// List the events set aside, oldest first, with when and why
+    #[arg(long)]
+    pub dead: bool,
+    /// Re-queue the event set aside with this id; it is dispatched again at once
+    #[arg(long, value_name = "ID")]
+    pub retry: Option<EventId>,
+    /// With --dead: list at most this many
+    #[arg(long, default_value_t = 100, conflicts_with = "retry", value_parser = clap::value_parser!(u16).range(1..=10_000))]
+    pub limit: u16,
 }
 
 /// `admin create-team`.

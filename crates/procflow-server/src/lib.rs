@@ -20,6 +20,7 @@ pub use error::{CommandCode, CommandError};
 
 use std::io::Write as _;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use procflow_postgres::{PgStore, PoolConfig};
 use serde_json::{Value, json};
@@ -178,7 +179,7 @@ pub fn admin_on(database_url: &DatabaseUrl) -> Result<Admin, CommandError> {
         max_size: ADMIN_POOL_SIZE,
         ..PoolConfig::new(database_url.expose())
     })?;
-    Ok(Admin::new(procflow_on(&store)))
+    Ok(Admin::new(procflow_on(&store), Arc::new(store)))
 }
 
 fn missing_database_url() -> ExitCode {

@@ -4,7 +4,7 @@
 //! recorder), so the checks compare scrapes and count at least; the pool and outbox gauges are
 //! the app's own, read from its store at scrape time.
 
-use procflow_tests::{Reply, TestApp};
+use procflow_tests::{Reply, TestApp, sample};
 use reqwest::Method;
 use serde_json::json;
 
@@ -15,16 +15,6 @@ async fn scrape(app: &TestApp) -> Reply {
     let reply = app.call(Method::GET, "/metrics").no_key().send().await;
     reply.assert_status(200);
     reply
-}
-
-/// The value of the sample whose name and labels are exactly `series`, if present.
-fn sample(text: &str, series: &str) -> Option<f64> {
-    text.lines()
-        .filter(|line| !line.starts_with('#'))
-        .find_map(|line| {
-            let (name, value) = line.rsplit_once(' ')?;
-            (name == series).then(|| value.parse().expect("a numeric sample"))
-        })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,8 +11,8 @@ use uuid::Uuid;
 use super::idempotency::IdempotencyRecords;
 use super::rate_limits::RateLogs;
 use crate::error::{DomainError, DomainResult, Resource};
-use crate::event::Event;
-use crate::ids::{RunId, TeamId, TemplateId, UserId};
+use crate::event::{Event, from_stored, to_stored};
+use crate::ids::{EventId, RunId, TeamId, TemplateId, UserId};
 use crate::run::{Run, RunTask};
 use crate::sharing::Share;
 use crate::team::{ApiKey, Member, Role, Subscription, Team};
@@ -45,13 +45,28 @@ pub(super) struct State {
     pub(super) mail: super::mail::MailState,
 }
 
+/// An outbox row as PostgreSQL keeps it: the event in its stored form, read back on each
+/// claim, so that a row an older version or a hand wrote behaves as it does there.
 #[derive(Debug)]
 pub(super) struct OutboxRow {
-    pub(super) event: Event,
+    pub(super) id: EventId,
+    pub(super) team_id: TeamId,
+    pub(super) kind: String,
+    pub(super) occurred_at: OffsetDateTime,
+    pub(super) payload: serde_json::Value,
     pub(super) attempts: u32,
     pub(super) due_at: OffsetDateTime,
     pub(super) leased_until: Option<OffsetDateTime>,
     pub(super) delivered: bool,
+    /// When it was set aside, and why.
+    pub(super) dead: Option<(OffsetDateTime, String)>,
+}
+
+impl OutboxRow {
+    /// The event, when it can be read.
+    pub(super) fn event(&self) -> Option<Event> {
+        from_stored(self.payload.clone()).ok()
+    }
 }
 
 impl InMemoryStore {
@@ -88,14 +103,38 @@ impl InMemoryStore {
         team
     }
 
-    /// Every event appended so far, in order.
+    /// Every readable event appended so far, in order.
     #[must_use]
     pub fn events(&self) -> Vec<Event> {
         self.state()
             .outbox
             .iter()
-            .map(|row| row.event.clone())
+            .filter_map(OutboxRow::event)
             .collect()
+    }
+
+    /// Appends an outbox row with this stored form, as an older version or a hand may have
+    /// written it, due now; for tests of what the worker does with it.
+    pub fn append_stored(
+        &self,
+        id: EventId,
+        team: TeamId,
+        kind: &str,
+        payload: serde_json::Value,
+        occurred_at: OffsetDateTime,
+    ) {
+        self.state().outbox.push(OutboxRow {
+            id,
+            team_id: team,
+            kind: kind.to_owned(),
+            occurred_at,
+            payload,
+            attempts: 0,
+            due_at: occurred_at,
+            leased_until: None,
+            delivered: false,
+            dead: None,
+        });
     }
 }
 
@@ -153,11 +192,16 @@ impl State {
 
     pub(super) fn append(&mut self, events: &[Event]) {
         self.outbox.extend(events.iter().map(|event| OutboxRow {
-            event: event.clone(),
+            id: event.id,
+            team_id: event.team_id,
+            kind: event.payload.name().to_owned(),
+            occurred_at: event.occurred_at,
+            payload: to_stored(event).unwrap_or_default(),
             attempts: 0,
             due_at: event.occurred_at,
             leased_until: None,
             delivered: false,
+            dead: None,
         }));
     }
 }

@@ -361,13 +361,13 @@ impl EventFeed for InMemoryStore {
         let mut events: Vec<Event> = state
             .outbox
             .iter()
-            .map(|row| &row.event)
+            .filter(|row| row.dead.is_none())
+            .filter_map(super::store::OutboxRow::event)
             .filter(|e| e.team_id == team)
             .filter(|e| match webhook_event(&e.payload) {
                 Some(name) => event.is_none_or(|wanted| wanted == name),
                 None => false,
             })
-            .cloned()
             .collect();
         events.sort_by_key(|e| (e.occurred_at, e.id));
         paginate(&events, page, |e| e.id.as_uuid())

@@ -11,7 +11,8 @@ use crate::etag::IfMatch;
 use crate::event::Event;
 use crate::ids::{DeliveryId, EventId, RunId, TeamId, UserId, WebhookId};
 use crate::ports::{
-    Clock, DeliveryQueue, EventFeed, IdGenerator, Outbox, RunStore, TeamStore, WebhookStore,
+    Clock, DeadEvent, DeliveryQueue, EventFeed, IdGenerator, Outbox, RunStore, TeamStore,
+    WebhookStore,
 };
 use crate::team::Team;
 use crate::values::{Email, Page, PageRequest};
@@ -259,18 +260,61 @@ impl Webhooks {
     /// Fans out up to `limit` outbox events, leased for `lease`: one delivery per enabled
     /// endpoint of the event's team subscribed to it and existing when it happened, and (with
     /// [`with_mail`](Self::with_mail)) the emails they call for. Safe to
-    /// repeat after a crash (the queue keeps one delivery per event and endpoint). Answers how
-    /// many events were taken.
+    /// repeat after a crash (the queue keeps one delivery per event and endpoint). An event
+    /// whose stored form cannot be read is set aside on its own (reading it again would fail
+    /// again), after the others are dispatched; the answer names it.
     ///
     /// # Errors
     /// Store failures; the events taken are then handed out again when their lease runs out.
-    pub async fn dispatch(&self, limit: usize, lease: Duration) -> DomainResult<usize> {
+    pub async fn dispatch(&self, limit: usize, lease: Duration) -> DomainResult<Dispatched> {
         let now = self.ports.clock.now();
         let entries = self.ports.outbox.claim(limit, now, now + lease).await?;
-        if entries.is_empty() {
-            return Ok(0);
+        let taken = entries.len();
+        let mut events = Vec::with_capacity(taken);
+        let mut set_aside = Vec::new();
+        for entry in entries {
+            match entry.event {
+                Ok(event) => events.push(event),
+                Err(unreadable) => set_aside.push(SetAside {
+                    id: entry.id,
+                    kind: entry.kind,
+                    error: unreadable.reason().to_owned(),
+                }),
+            }
         }
-        let events: Vec<Event> = entries.into_iter().map(|entry| entry.event).collect();
+        if !events.is_empty() {
+            self.fan_out(&events, now).await?;
+        }
+        if !set_aside.is_empty() {
+            let dead: Vec<(EventId, String)> = set_aside
+                .iter()
+                .map(|event| (event.id, event.error.clone()))
+                .collect();
+            self.ports.outbox.set_aside(&dead, now).await?;
+        }
+        Ok(Dispatched { taken, set_aside })
+    }
+
+    /// Events that cannot be dispatched, oldest first: what `procflow admin outbox --dead`
+    /// lists.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn dead_events(&self, limit: usize) -> DomainResult<Vec<DeadEvent>> {
+        self.ports.outbox.dead_events(limit).await
+    }
+
+    /// Puts an event set aside back in the queue (after the cause was fixed); answers whether
+    /// there was one.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn requeue(&self, id: EventId) -> DomainResult<bool> {
+        self.ports.outbox.requeue(id, self.ports.clock.now()).await
+    }
+
+    /// Queues the deliveries and emails of readable events, then marks them dispatched.
+    async fn fan_out(&self, events: &[Event], now: OffsetDateTime) -> DomainResult<()> {
         let teams: Vec<TeamId> = events
             .iter()
             .filter(|e| webhook_event(&e.payload).is_some())
@@ -324,11 +368,10 @@ impl Webhooks {
             self.ports.deliveries.enqueue(&deliveries).await?;
         }
         if let Some(mailer) = &self.mail {
-            mailer.fan_out(&events).await?;
+            mailer.fan_out(events).await?;
         }
         let ids: Vec<EventId> = events.iter().map(|event| event.id).collect();
-        self.ports.outbox.complete(&ids).await?;
-        Ok(events.len())
+        self.ports.outbox.complete(&ids).await
     }
 
     /// The emails the envelopes of `events` name: members by id, and the guest of each run a
@@ -374,6 +417,26 @@ impl Webhooks {
     pub fn now(&self) -> OffsetDateTime {
         self.ports.clock.now()
     }
+}
+
+/// What one [`Webhooks::dispatch`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dispatched {
+    /// Events taken from the outbox, readable or not.
+    pub taken: usize,
+    /// Those set aside because they cannot be read.
+    pub set_aside: Vec<SetAside>,
+}
+
+/// An event [`Webhooks::dispatch`] set aside.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetAside {
+    /// Its id.
+    pub id: EventId,
+    /// Its kind, as its row names it.
+    pub kind: String,
+    /// Why it cannot be read.
+    pub error: String,
 }
 
 fn to_json(envelope: &Envelope) -> DomainResult<String> {

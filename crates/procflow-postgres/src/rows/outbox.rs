@@ -2,7 +2,7 @@
 
 use diesel::prelude::*;
 use procflow_domain::error::DomainError;
-use procflow_domain::event::Event;
+use procflow_domain::event::{Event, to_stored};
 use procflow_domain::webhook::{WebhookEvent, webhook_event};
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -30,14 +30,10 @@ impl NewOutboxRow {
             id: event.id.as_uuid(),
             team_id: event.team_id.as_uuid(),
             kind: event.payload.name(),
-            payload: serde_json::to_value(event).map_err(|e| corrupt("event", e))?,
+            payload: to_stored(event).map_err(|e| corrupt("event", e))?,
             occurred_at: event.occurred_at,
             due_at: event.occurred_at,
             webhook_event: webhook_event(&event.payload).map(WebhookEvent::as_str),
         })
     }
-}
-
-pub(crate) fn event_of(payload: Value) -> Result<Event, DomainError> {
-    serde_json::from_value(payload).map_err(|e| corrupt("event", e))
 }

@@ -1,25 +1,31 @@
 //! `Outbox` on PostgreSQL: leases with `FOR UPDATE SKIP LOCKED`, so workers on several
-//! instances never hold the same event at once.
+//! instances never hold the same event at once; events that cannot be read are set aside
+//! (`dead_at`) rather than claimed again.
 
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Integer, Jsonb, Timestamptz};
+use diesel::sql_types::{BigInt, Integer, Jsonb, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use procflow_domain::error::DomainResult;
-use procflow_domain::ids::EventId;
-use procflow_domain::ports::{Outbox, OutboxEntry};
+use procflow_domain::event::from_stored;
+use procflow_domain::ids::{EventId, TeamId};
+use procflow_domain::ports::{DeadEvent, Outbox, OutboxEntry};
 use serde_json::Value;
 use time::OffsetDateTime;
+use uuid::Uuid;
 
 use super::PgStore;
 use super::sweep::delete_in_batches;
 use crate::error::db_error;
-use crate::rows::outbox::event_of;
 use crate::rows::to_u32;
 use crate::schema::outbox;
 
 #[derive(QueryableByName)]
 struct Claimed {
+    #[diesel(sql_type = SqlUuid)]
+    id: Uuid,
+    #[diesel(sql_type = Text)]
+    kind: String,
     #[diesel(sql_type = Jsonb)]
     payload: Value,
     #[diesel(sql_type = Integer)]
@@ -39,11 +45,11 @@ impl Outbox for PgStore {
             "WITH claimed AS ( \
                UPDATE outbox SET leased_until = $1 \
                WHERE (team_id, id) IN (SELECT team_id, id FROM outbox \
-                            WHERE delivered_at IS NULL AND due_at <= $2 \
+                            WHERE delivered_at IS NULL AND dead_at IS NULL AND due_at <= $2 \
                               AND (leased_until IS NULL OR leased_until <= $2) \
                             ORDER BY due_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) \
-               RETURNING id, due_at, payload, attempts) \
-             SELECT payload, attempts FROM claimed ORDER BY due_at, id",
+               RETURNING id, kind, due_at, payload, attempts) \
+             SELECT id, kind, payload, attempts FROM claimed ORDER BY due_at, id",
         )
         .bind::<Timestamptz, _>(lease_until)
         .bind::<Timestamptz, _>(now)
@@ -54,7 +60,9 @@ impl Outbox for PgStore {
         rows.into_iter()
             .map(|row| {
                 Ok(OutboxEntry {
-                    event: event_of(row.payload)?,
+                    id: EventId::from_uuid(row.id),
+                    kind: row.kind,
+                    event: from_stored(row.payload),
                     attempts: to_u32("attempts", row.attempts)?,
                 })
             })
@@ -65,7 +73,7 @@ impl Outbox for PgStore {
         if ids.is_empty() {
             return Ok(());
         }
-        let ids: Vec<uuid::Uuid> = ids.iter().map(EventId::as_uuid).collect();
+        let ids: Vec<Uuid> = ids.iter().map(EventId::as_uuid).collect();
         let mut conn = self.conn().await?;
         // `delivered_at IS NULL` lets the planner use `outbox_pending_id`: the key is
         // (team_id, id), and only undelivered events are settled.
@@ -81,6 +89,87 @@ impl Outbox for PgStore {
         .execute(&mut conn)
         .await
         .map(|_| ())
+        .map_err(db_error)
+    }
+
+    async fn set_aside(&self, dead: &[(EventId, String)], at: OffsetDateTime) -> DomainResult<()> {
+        if dead.is_empty() {
+            return Ok(());
+        }
+        let (ids, errors): (Vec<Uuid>, Vec<&str>) = dead
+            .iter()
+            .map(|(id, error)| (id.as_uuid(), error.as_str()))
+            .unzip();
+        let mut conn = self.conn().await?;
+        diesel::sql_query(
+            "UPDATE outbox SET dead_at = $1, last_error = d.error, leased_until = NULL \
+             FROM unnest($2::uuid[], $3::text[]) AS d(id, error) \
+             WHERE outbox.id = d.id AND outbox.delivered_at IS NULL",
+        )
+        .bind::<Timestamptz, _>(at)
+        .bind::<diesel::sql_types::Array<SqlUuid>, _>(ids)
+        .bind::<diesel::sql_types::Array<Text>, _>(errors)
+        .execute(&mut conn)
+        .await
+        .map(|_| ())
+        .map_err(db_error)
+    }
+
+    async fn dead_events(&self, limit: usize) -> DomainResult<Vec<DeadEvent>> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<(
+            Uuid,
+            Uuid,
+            String,
+            OffsetDateTime,
+            Option<OffsetDateTime>,
+            Option<String>,
+        )> = outbox::table
+            .filter(outbox::dead_at.is_not_null())
+            .order((outbox::dead_at, outbox::id))
+            .limit(i64::try_from(limit).unwrap_or(i64::MAX))
+            .select((
+                outbox::id,
+                outbox::team_id,
+                outbox::kind,
+                outbox::occurred_at,
+                outbox::dead_at,
+                outbox::last_error,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(db_error)?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(id, team, kind, occurred_at, dead_at, error)| {
+                Some(DeadEvent {
+                    id: EventId::from_uuid(id),
+                    team_id: TeamId::from_uuid(team),
+                    kind,
+                    occurred_at,
+                    dead_at: dead_at?,
+                    error: error.unwrap_or_default(),
+                })
+            })
+            .collect())
+    }
+
+    async fn requeue(&self, id: EventId, now: OffsetDateTime) -> DomainResult<bool> {
+        let mut conn = self.conn().await?;
+        diesel::update(
+            outbox::table
+                .filter(outbox::id.eq(id.as_uuid()))
+                .filter(outbox::dead_at.is_not_null()),
+        )
+        .set((
+            outbox::dead_at.eq(None::<OffsetDateTime>),
+            outbox::due_at.eq(now),
+            outbox::leased_until.eq(None::<OffsetDateTime>),
+            outbox::last_error.eq(None::<String>),
+        ))
+        .execute(&mut conn)
+        .await
+        .map(|changed| changed > 0)
         .map_err(db_error)
     }
 

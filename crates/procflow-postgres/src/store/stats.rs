@@ -25,10 +25,12 @@ impl StoreStats for PgStore {
 
     async fn outbox_backlog(&self) -> DomainResult<u64> {
         let mut conn = self.conn().await?;
-        // `count(*) WHERE delivered_at IS NULL`: an index-only scan of the partial index
-        // `outbox_pending`, whose size is the backlog, not the table.
+        // An index-only scan of the partial index `outbox_pending`, whose size is the backlog,
+        // not the table; events set aside are not in it (they wait for an operator, not for the
+        // worker).
         let pending: i64 = outbox::table
             .filter(outbox::delivered_at.is_null())
+            .filter(outbox::dead_at.is_null())
             .count()
             .get_result(&mut conn)
             .await

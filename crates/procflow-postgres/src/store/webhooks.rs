@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use procflow_domain::error::{DomainResult, Resource};
-use procflow_domain::event::Event;
+use procflow_domain::event::{Event, from_stored};
 use procflow_domain::ids::{TeamId, WebhookId};
 use procflow_domain::ports::{EventFeed, WebhookDecision, WebhookStore};
 use procflow_domain::values::{Cursor, Page, PageRequest};
@@ -15,7 +15,6 @@ use uuid::Uuid;
 
 use super::{PgStore, not_found};
 use crate::error::{Failure, db_error};
-use crate::rows::outbox::event_of;
 use crate::rows::webhook::WebhookRow;
 use crate::schema::{outbox, webhook_endpoints};
 
@@ -168,6 +167,7 @@ impl EventFeed for PgStore {
             let query = outbox::table
                 .filter(outbox::team_id.eq(team.as_uuid()))
                 .filter(outbox::webhook_event.is_not_null())
+                .filter(outbox::dead_at.is_null())
                 .into_boxed();
             match event {
                 Some(name) => query.filter(outbox::webhook_event.eq(name.as_str())),
@@ -190,17 +190,28 @@ impl EventFeed for PgStore {
                     .or(outbox::occurred_at.eq(at).and(outbox::id.gt(id))),
             );
         }
-        let payloads: Vec<Value> = query
+        let rows: Vec<(Uuid, Value)> = query
             .order((outbox::occurred_at, outbox::id))
             .limit(page_size(page))
-            .select(outbox::payload)
+            .select((outbox::id, outbox::payload))
             .load(&mut conn)
             .await
             .map_err(db_error)?;
-        let events = payloads
+        // An event that cannot be read keeps its place in the page (the cursor may name it)
+        // but is not shown: the worker sets it aside when it takes it.
+        let rows = rows
             .into_iter()
-            .map(event_of)
-            .collect::<DomainResult<Vec<_>>>()?;
-        Ok(Page::from_fetched(events, page.limit, |e| e.id.as_uuid()))
+            .map(|(id, payload)| (id, from_stored(payload).ok()))
+            .collect();
+        let page = Page::from_fetched(rows, page.limit, |(id, _)| *id);
+        Ok(Page {
+            items: page
+                .items
+                .into_iter()
+                .filter_map(|(_, event)| event)
+                .collect(),
+            next_cursor: page.next_cursor,
+            has_more: page.has_more,
+        })
     }
 }

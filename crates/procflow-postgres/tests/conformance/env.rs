@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use procflow_domain::event::Event;
 use procflow_domain::fakes::{FixedClock, InMemoryStore, SequentialIds};
-use procflow_domain::ids::TeamId;
+use procflow_domain::ids::{EventId, TeamId};
 use procflow_domain::ports::{
     Clock, DeliveryQueue, EventFeed, IdempotencyStore, MailQueue, NoticeStore, Outbox, RateLimiter,
     RunStore, TeamStore, TemplateStore, WebhookStore, WindowLimiter,
@@ -14,6 +14,7 @@ use procflow_domain::service::{Ports, Procflow, WebhookPorts, Webhooks};
 use procflow_domain::team::{Role, Subscription, Team};
 use procflow_postgres::testing::{TestDatabase, migrated_database};
 use procflow_postgres::{PgStore, PoolConfig, StatementCounter};
+use serde_json::Value;
 use time::OffsetDateTime;
 use time::macros::datetime;
 use uuid::Uuid;
@@ -198,6 +199,35 @@ impl Env {
         self.clock.now()
     }
 
+    /// Appends an outbox row of `team` with this stored form, due now, as an older version or
+    /// a hand may have written it; answers its id.
+    pub async fn append_stored(&self, team: &Team, kind: &str, payload: Value) -> EventId {
+        use diesel::sql_types::{Jsonb, Text, Timestamptz, Uuid as SqlUuid};
+        use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+
+        let id = EventId::from_uuid(Uuid::now_v7());
+        let now = self.clock_now();
+        match &self.backend {
+            Backend::Postgres(pg) => {
+                let mut conn = AsyncPgConnection::establish(pg.db.url()).await.unwrap();
+                diesel::sql_query(
+                    "INSERT INTO outbox (id, team_id, kind, payload, occurred_at, due_at) \
+                     VALUES ($1, $2, $3, $4, $5, $5)",
+                )
+                .bind::<SqlUuid, _>(id.as_uuid())
+                .bind::<SqlUuid, _>(team.id.as_uuid())
+                .bind::<Text, _>(kind)
+                .bind::<Jsonb, _>(payload)
+                .bind::<Timestamptz, _>(now)
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            }
+            Backend::Memory(store) => store.append_stored(id, team.id, kind, payload, now),
+        }
+        id
+    }
+
     /// The names of [`Env::events`], in order.
     pub async fn event_names(&self) -> Vec<&'static str> {
         self.events()
@@ -218,7 +248,11 @@ impl Env {
             .await
             .expect("claim")
             .into_iter()
-            .map(|entry| entry.event)
+            .map(|entry| {
+                entry
+                    .event
+                    .expect("every event the service writes reads back")
+            })
             .collect()
     }
 }

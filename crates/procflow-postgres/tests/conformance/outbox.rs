@@ -26,7 +26,7 @@ async fn a_leased_event_is_not_handed_out_again_until_its_lease_runs_out(env: En
         .unwrap();
     assert_eq!(after_lease.len(), 1, "an expired lease is taken again");
 
-    let id = claimed[0].event.id;
+    let id = claimed[0].id;
     let retry_at = lease + Duration::minutes(5);
     env.store.retry(id, retry_at, "HTTP 500").await.unwrap();
     assert!(
@@ -78,12 +78,7 @@ async fn concurrent_claims_never_share_an_event(env: Env) {
     );
     // Skipped rows may leave some events to a later claim; none may be claimed twice.
     let rest = env.store.claim(100, now, lease).await.unwrap();
-    let mut ids: Vec<_> = a
-        .iter()
-        .chain(&b)
-        .chain(&rest)
-        .map(|e| e.event.id)
-        .collect();
+    let mut ids: Vec<_> = a.iter().chain(&b).chain(&rest).map(|e| e.id).collect();
     let claimed = ids.len();
     ids.sort();
     ids.dedup();

@@ -7,7 +7,7 @@ use procflow_domain::ids::{DeliveryId, EventId};
 use procflow_domain::team::Team;
 use procflow_domain::values::{Limit, PageRequest};
 use procflow_domain::webhook::{
-    Attempt, AttemptOutcome, DeliveryFilter, DeliveryOrigin, DeliveryStatus, EventNames,
+    Attempt, AttemptOutcome, Delivery, DeliveryFilter, DeliveryOrigin, DeliveryStatus, EventNames,
     FAILURES_BEFORE_DISABLE, NewDelivery, NewWebhook, RetrySchedule, Settlement, WebhookEndpoint,
     WebhookEvent, WebhookPatch,
 };
@@ -18,7 +18,21 @@ use uuid::Uuid;
 use super::env::{Env, conformance_test};
 use super::support::{document, published, start};
 
-async fn endpoint(env: &Env, team: &Team) -> WebhookEndpoint {
+/// Every delivery of `hook` (of the main team), newest first: the first page of its log.
+pub async fn deliveries_of(env: &Env, hook: &WebhookEndpoint) -> Vec<Delivery> {
+    env.store
+        .list_deliveries(
+            env.team.id,
+            hook.id,
+            DeliveryFilter::default(),
+            PageRequest::default(),
+        )
+        .await
+        .unwrap()
+        .items
+}
+
+pub async fn endpoint(env: &Env, team: &Team) -> WebhookEndpoint {
     env.webhooks
         .create(
             team,
@@ -176,17 +190,8 @@ async fn a_fan_out_repeated_after_a_crash_creates_one_delivery_per_event_and_end
         .enqueue(&[delivery(&env, &hook, 1, DeliveryOrigin::Redelivery)])
         .await
         .unwrap();
-    let log = env
-        .store
-        .list_deliveries(
-            env.team.id,
-            hook.id,
-            DeliveryFilter::default(),
-            PageRequest::default(),
-        )
-        .await
-        .unwrap();
-    assert_eq!(log.items.len(), 3);
+    let log = deliveries_of(&env, &hook).await;
+    assert_eq!(log.len(), 3);
     assert_eq!(env.store.backlog().await.unwrap().pending, 3);
 
     // A delivery to an endpoint deleted meanwhile is dropped.
@@ -729,7 +734,8 @@ async fn the_sweep_removes_ended_deliveries_and_dispatched_events_older_than_the
         env.webhooks
             .dispatch(100, Duration::minutes(1))
             .await
-            .unwrap(),
+            .unwrap()
+            .taken,
         1
     );
     env.store

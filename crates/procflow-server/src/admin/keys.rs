@@ -7,7 +7,7 @@ use procflow_domain::ids::{ApiKeyId, UserId};
 use procflow_domain::team::{ApiKey, Member, Role};
 use serde_json::{Value, json};
 
-use super::{Admin, optional_name};
+use super::{Admin, optional_name, rfc3339};
 use crate::cli::{CreateApiKey, ListApiKeys, RevokeApiKey};
 use crate::error::CommandError;
 
@@ -82,12 +82,6 @@ impl Admin {
         tracing::info!(team.id = %args.team, key.id = %args.key_id, "revoked an API key");
         Ok(json!({"revoked": true, "key_id": args.key_id}))
     }
-}
-
-/// A moment as the API writes it (RFC 3339).
-fn rfc3339(at: time::OffsetDateTime) -> Result<String, CommandError> {
-    at.format(&time::format_description::well_known::Rfc3339)
-        .map_err(|e| CommandError::api(ErrorCode::InternalError, format!("a time: {e}")))
 }
 
 /// Only an active admin of the team may create keys (API contract 2).

@@ -373,3 +373,99 @@ async fn refusals_name_what_is_wrong() {
     .await;
     assert_eq!(error_code(&output), Some("validation_error"), "{output}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_outbox_command_lists_events_set_aside_and_requeues_one() {
+    use procflow_domain::ids::EventId;
+    use procflow_domain::ports::Outbox;
+
+    let db = migrated_database().await;
+    let admin = admin(&db);
+    let store = PgStore::new(&PoolConfig::new(db.url())).unwrap();
+    let created = create_team(&admin, "Acme", "boss@acme.example").await;
+    let team = text(&created, "team_id").to_owned();
+
+    assert_eq!(
+        run(&admin, &["outbox", "--dead"]).await,
+        json!({"dead": []})
+    );
+
+    let id = uuid::Uuid::now_v7();
+    procflow_postgres::testing::execute(
+        db.url(),
+        &format!(
+            "INSERT INTO outbox (id, team_id, kind, payload, occurred_at, due_at) \
+             VALUES ('{id}', '{team}', 'process_run.created', '{{}}', \
+                     '2026-11-20T10:00:00Z', '2026-11-20T10:00:00Z')"
+        ),
+    )
+    .await;
+    let event = EventId::from_uuid(id);
+    let at = time::macros::datetime!(2026-11-20 10:00:05 UTC);
+    store
+        .set_aside(&[(event, "missing field `id`".into())], at)
+        .await
+        .unwrap();
+
+    let listed = run(&admin, &["outbox", "--dead"]).await;
+    assert_eq!(
+        listed,
+        json!({"dead": [{
+            "event_id": id,
+            "team_id": team,
+            "kind": "process_run.created",
+            "occurred_at": "2026-11-20T10:00:00Z",
+            "dead_at": "2026-11-20T10:00:05Z",
+            "error": "missing field `id`",
+        }]})
+    );
+    let retried = run(&admin, &["outbox", "--retry", &id.to_string()]).await;
+    assert_eq!(retried, json!({"requeued": true, "event_id": id}));
+    assert_eq!(
+        run(&admin, &["outbox", "--dead"]).await,
+        json!({"dead": []})
+    );
+    let claimed = store
+        .claim(
+            10,
+            time::OffsetDateTime::now_utc(),
+            time::OffsetDateTime::now_utc(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        claimed.iter().map(|c| c.id).collect::<Vec<_>>(),
+        vec![event]
+    );
+
+    let again = run(&admin, &["outbox", "--retry", &id.to_string()]).await;
+    assert_eq!(error_code(&again), Some("not_found"), "{again}");
+}
+
+#[test]
+fn the_outbox_command_needs_one_action_and_a_valid_id() {
+    use clap::Parser;
+    use procflow_server::cli::Cli;
+
+    for bad in [
+        vec!["outbox"],
+        vec![
+            "outbox",
+            "--dead",
+            "--retry",
+            "0192f0a0-0000-7000-8000-000000000001",
+        ],
+        vec!["outbox", "--retry", "not-an-id"],
+        vec!["outbox", "--dead", "--limit", "0"],
+        vec![
+            "outbox",
+            "--retry",
+            "0192f0a0-0000-7000-8000-000000000001",
+            "--limit",
+            "5",
+        ],
+    ] {
+        let argv = ["procflow", "admin"].into_iter().chain(bad.iter().copied());
+        assert!(Cli::try_parse_from(argv).is_err(), "{bad:?}");
+    }
+}

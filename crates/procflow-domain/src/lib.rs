@@ -2,6 +2,7 @@
 #![deny(missing_docs)]
 
 pub mod actor;
+pub mod duration;
 pub mod element;
 pub mod error;
 pub mod etag;

@@ -432,6 +432,15 @@ mod tests {
             std::time::Duration::from_secs(1)
         );
         assert!(!worker.sender.allow_private);
+        assert_eq!(
+            worker.scheduler_interval,
+            std::time::Duration::from_secs(60)
+        );
+        assert_eq!(
+            worker,
+            crate::worker::WorkerSettings::default(),
+            "the defaults of --help are the worker's own"
+        );
     }
 
     #[test]
@@ -470,6 +479,83 @@ mod tests {
             assert!(
                 Cli::try_parse_from(&argv).is_err(),
                 "{bad:?} should be refused"
+            );
+        }
+    }
+
+    #[test]
+    fn duration_settings_take_units_and_bare_numbers_in_their_old_unit() {
+        use std::time::Duration;
+
+        let worker = serve(&[
+            "--scheduler-interval",
+            "30s",
+            "--worker-lease-seconds",
+            "2m",
+            "--worker-poll-ms",
+            "2s",
+        ])
+        .worker
+        .unwrap();
+        assert_eq!(worker.scheduler_interval, Duration::from_secs(30));
+        assert_eq!(worker.worker.lease, Duration::from_secs(120));
+        assert_eq!(worker.worker.poll_interval, Duration::from_secs(2));
+
+        let worker = serve(&[
+            "--scheduler-interval",
+            "45",
+            "--worker-lease-seconds",
+            "90",
+            "--worker-poll-ms",
+            "250",
+        ])
+        .worker
+        .unwrap();
+        assert_eq!(worker.scheduler_interval, Duration::from_secs(45));
+        assert_eq!(worker.worker.lease, Duration::from_secs(90));
+        assert_eq!(worker.worker.poll_interval, Duration::from_millis(250));
+    }
+
+    #[test]
+    fn a_bad_duration_is_refused_naming_its_variable_and_the_accepted_forms() {
+        for (option, value, variable) in [
+            ("--scheduler-interval", "30x", "PROCFLOW_SCHEDULER_INTERVAL"),
+            ("--scheduler-interval", "0s", "PROCFLOW_SCHEDULER_INTERVAL"),
+            ("--scheduler-interval", "2d", "PROCFLOW_SCHEDULER_INTERVAL"),
+            (
+                "--worker-lease-seconds",
+                "-5s",
+                "PROCFLOW_WORKER_LEASE_SECONDS",
+            ),
+            (
+                "--worker-lease-seconds",
+                "",
+                "PROCFLOW_WORKER_LEASE_SECONDS",
+            ),
+            ("--worker-poll-ms", "5ms", "PROCFLOW_WORKER_POLL_MS"),
+            ("--worker-poll-ms", "1.5s", "PROCFLOW_WORKER_POLL_MS"),
+            (
+                "--webhook-retry-schedule",
+                "5s,5x",
+                "PROCFLOW_WEBHOOK_RETRY_SCHEDULE",
+            ),
+        ] {
+            // `--option=value`, so that a leading `-` is read as the value, not as an option.
+            let argument = format!("{option}={value}");
+            let error = Cli::try_parse_from(["procflow", "serve", &argument]).unwrap_err();
+            assert_eq!(
+                error.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{option} {value:?}: {error}"
+            );
+            let message = error.to_string();
+            assert!(
+                message.contains(variable) && message.contains(option),
+                "{option} {value:?} should name {variable}: {message}"
+            );
+            assert!(
+                message.contains("500ms, 30s, 5m, 2h or 1d"),
+                "{option} {value:?} should say what is accepted: {message}"
             );
         }
     }
@@ -583,6 +669,16 @@ mod tests {
             "PROCFLOW_SCHEDULER_INTERVAL",
         ] {
             assert!(help.contains(variable), "{variable} missing from:\n{help}");
+        }
+        for rule in [
+            crate::worker::SCHEDULER_INTERVAL,
+            crate::worker::WORKER_LEASE,
+            crate::worker::WORKER_POLL,
+        ] {
+            assert!(
+                help.contains(&rule.to_string()),
+                "{rule} missing from:\n{help}"
+            );
         }
     }
 

@@ -10,6 +10,7 @@ use std::time::Duration;
 use actix_web::{App, HttpResponse, HttpServer, web};
 use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Args};
+use procflow_domain::duration::{DurationRule, Unit};
 use procflow_domain::ports::StoreStats;
 use procflow_domain::values::Email;
 use procflow_domain::webhook::RetrySchedule;
@@ -23,6 +24,7 @@ use tokio::task::JoinHandle;
 
 use crate::app::{mailer_on, webhooks_on};
 use crate::config::{DEFAULT_SMTP_FROM, Secret};
+use crate::setting;
 
 /// How webhooks are delivered: flattened into `procflow serve` and `procflow worker`.
 #[derive(Clone, Debug, Args)]
@@ -36,8 +38,15 @@ pub struct WorkerArgs {
         value_parser = BoolishValueParser::new()
     )]
     pub webhook_allow_private: bool,
-    /// Waits between webhook attempts, after attempt 1, 2, ... (s, m, h, d), each ±20 %
-    #[arg(long, env = "PROCFLOW_WEBHOOK_RETRY_SCHEDULE", default_value = RetrySchedule::DEFAULT)]
+    /// Waits between webhook and email attempts, after attempt 1, 2, ..., each 500ms, 30s, 5m,
+    /// 2h or 1d (a unit is required), from 1ms to 7d, at most 30 of them; each ±20 %
+    #[arg(
+        long,
+        env = "PROCFLOW_WEBHOOK_RETRY_SCHEDULE",
+        value_name = "WAITS",
+        default_value = RetrySchedule::DEFAULT,
+        value_parser = setting::retry_schedule()
+    )]
     pub webhook_retry_schedule: RetrySchedule,
     /// Webhook attempts in flight at most, per worker
     #[arg(
@@ -47,23 +56,27 @@ pub struct WorkerArgs {
         value_parser = clap::value_parser!(u16).range(1..=1000)
     )]
     pub worker_concurrency: u16,
-    /// Seconds a worker holds a delivery before another may take it (keep it above the 10 s
-    /// attempt limit, or a slow attempt is repeated by another worker)
+    /// How long a worker holds a delivery before another may take it: 500ms, 30s, 5m, 2h or 1d
+    /// (a bare number is seconds), from 1s to 1h; keep it above the 10 s attempt limit, or a
+    /// slow attempt is repeated by another worker
     #[arg(
-        long,
+        long = "worker-lease-seconds",
         env = "PROCFLOW_WORKER_LEASE_SECONDS",
-        default_value_t = WorkerConfig::DEFAULT_LEASE.as_secs(),
-        value_parser = clap::value_parser!(u64).range(1..=3600)
+        value_name = "DURATION",
+        default_value = "60s",
+        value_parser = setting::duration(WORKER_LEASE)
     )]
-    pub worker_lease_seconds: u64,
-    /// Milliseconds between looks for due work when no notification comes
+    pub worker_lease: Duration,
+    /// How often a worker looks for due work when no notification comes: 500ms, 30s, 5m, 2h or
+    /// 1d (a bare number is milliseconds), from 10ms to 1m
     #[arg(
-        long,
+        long = "worker-poll-ms",
         env = "PROCFLOW_WORKER_POLL_MS",
-        default_value_t = WorkerConfig::DEFAULT_POLL_INTERVAL.as_millis() as u64,
-        value_parser = clap::value_parser!(u64).range(10..=60_000)
+        value_name = "DURATION",
+        default_value = "1s",
+        value_parser = setting::duration(WORKER_POLL)
     )]
-    pub worker_poll_ms: u64,
+    pub worker_poll: Duration,
     /// SMTP server for emails: smtp://host:port (plain), smtp://host:port?tls=required
     /// (STARTTLS), smtps://host:port (implicit TLS); credentials as smtp://user:password@host
     /// [default: none, emails go to PROCFLOW_MAIL_DIR, or are logged]
@@ -76,15 +89,30 @@ pub struct WorkerArgs {
     /// developer's machine) [default: none, emails are logged: kind and recipient's domain]
     #[arg(long, env = "PROCFLOW_MAIL_DIR")]
     pub mail_dir: Option<PathBuf>,
-    /// Seconds between looks for due guest reminders and overdue tasks
+    /// How long between looks for due guest reminders and overdue tasks: 500ms, 30s, 5m, 2h or
+    /// 1d (a bare number is seconds), from 1s to 1d
     #[arg(
         long,
         env = "PROCFLOW_SCHEDULER_INTERVAL",
-        default_value_t = DEFAULT_SCHEDULER_INTERVAL.as_secs(),
-        value_parser = clap::value_parser!(u64).range(1..=86_400)
+        value_name = "DURATION",
+        default_value = "60s",
+        value_parser = setting::duration(SCHEDULER_INTERVAL)
     )]
-    pub scheduler_interval: u64,
+    pub scheduler_interval: Duration,
 }
+
+/// `PROCFLOW_WORKER_LEASE_SECONDS`: seconds when bare, as before units were accepted.
+pub const WORKER_LEASE: DurationRule =
+    DurationRule::new(Duration::from_secs(1), Duration::from_secs(3_600)).bare_in(Unit::Seconds);
+
+/// `PROCFLOW_WORKER_POLL_MS`: milliseconds when bare, as its name says.
+pub const WORKER_POLL: DurationRule =
+    DurationRule::new(Duration::from_millis(10), Duration::from_secs(60))
+        .bare_in(Unit::Milliseconds);
+
+/// `PROCFLOW_SCHEDULER_INTERVAL`: seconds when bare, as before units were accepted.
+pub const SCHEDULER_INTERVAL: DurationRule =
+    DurationRule::new(Duration::from_secs(1), Duration::from_secs(86_400)).bare_in(Unit::Seconds);
 
 /// The worker's settings, read once at start-up.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,8 +148,8 @@ impl WorkerArgs {
         WorkerSettings {
             worker: WorkerConfig {
                 concurrency: usize::from(self.worker_concurrency),
-                lease: Duration::from_secs(self.worker_lease_seconds),
-                poll_interval: Duration::from_millis(self.worker_poll_ms),
+                lease: self.worker_lease,
+                poll_interval: self.worker_poll,
                 schedule: self.webhook_retry_schedule.clone(),
                 ..WorkerConfig::default()
             },
@@ -135,7 +163,7 @@ impl WorkerArgs {
                 dir: self.mail_dir.clone(),
                 ..MailConfig::default()
             },
-            scheduler_interval: Duration::from_secs(self.scheduler_interval),
+            scheduler_interval: self.scheduler_interval,
         }
     }
 }
@@ -212,10 +240,17 @@ pub fn spawn_worker(
             .as_ref()
             .map(|d| d.display().to_string())
             .unwrap_or_default(),
-        scheduler.interval_s = settings.scheduler_interval.as_secs(),
+        scheduler.interval_ms = millis(settings.scheduler_interval),
+        worker.lease_ms = millis(settings.worker.lease),
+        worker.poll_ms = millis(settings.worker.poll_interval),
         "the delivery worker is started"
     );
     Ok(RunningWorker { task, listener })
+}
+
+/// A duration as a log field: a number (tracing writes a `u128` as a string).
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// `procflow worker`'s own answers: `/healthz` and `/metrics`.

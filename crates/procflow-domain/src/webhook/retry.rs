@@ -6,6 +6,8 @@ use std::str::FromStr;
 
 use time::Duration;
 
+use crate::duration::{self, DurationRule};
+
 /// The waits between attempts; one more attempt than waits. Shared by every outbound channel.
 ///
 /// ```
@@ -38,6 +40,12 @@ impl RetrySchedule {
     pub const MAX_STEPS: usize = 30;
     /// The longest wait.
     pub const MAX_STEP: Duration = Duration::days(7);
+    /// How one wait is written: the grammar of every duration setting, a unit required (a
+    /// bare number here has always been refused), more than 0 and at most [`Self::MAX_STEP`].
+    pub const STEP: DurationRule = DurationRule::new(
+        std::time::Duration::from_millis(1),
+        std::time::Duration::from_secs(7 * 86_400),
+    );
     /// How far a wait moves either way, as a fraction.
     pub const JITTER: f64 = 0.2;
 
@@ -101,24 +109,11 @@ impl FromStr for RetrySchedule {
 }
 
 fn parse_step(step: &str) -> Result<Duration, String> {
-    let split = step
-        .find(|c: char| !c.is_ascii_digit())
-        .ok_or_else(|| format!("{step:?} has no unit (s, m, h or d)"))?;
-    let (number, unit) = step.split_at(split);
-    let number: i64 = number
-        .parse()
-        .map_err(|_| format!("{step:?} does not start with a whole number"))?;
-    let duration = match unit {
-        "s" => Duration::seconds(number),
-        "m" => Duration::minutes(number),
-        "h" => Duration::hours(number),
-        "d" => Duration::days(number),
-        _ => return Err(format!("{step:?}: the unit must be s, m, h or d")),
-    };
-    if duration <= Duration::ZERO || duration > RetrySchedule::MAX_STEP {
-        return Err(format!("{step:?} must be more than 0 and at most 7 days"));
-    }
-    Ok(duration)
+    let step = RetrySchedule::STEP
+        .parse(step)
+        .map_err(|error| error.to_string())?;
+    // Within 7 days, so it always fits time's range.
+    Duration::try_from(step).map_err(|error| error.to_string())
 }
 
 impl fmt::Display for RetrySchedule {
@@ -126,15 +121,7 @@ impl fmt::Display for RetrySchedule {
         let steps: Vec<String> = self
             .0
             .iter()
-            .map(|step| {
-                let seconds = step.whole_seconds();
-                match seconds {
-                    s if s % 86_400 == 0 => format!("{}d", s / 86_400),
-                    s if s % 3_600 == 0 => format!("{}h", s / 3_600),
-                    s if s % 60 == 0 => format!("{}m", s / 60),
-                    s => format!("{s}s"),
-                }
-            })
+            .map(|step| duration::format(step.unsigned_abs()))
             .collect();
         f.write_str(&steps.join(","))
     }
@@ -154,6 +141,26 @@ mod tests {
         }
         let too_many = vec!["1s"; RetrySchedule::MAX_STEPS + 1].join(",");
         assert!(too_many.parse::<RetrySchedule>().is_err());
+    }
+
+    #[test]
+    fn waits_take_the_units_of_every_duration_setting() {
+        let schedule: RetrySchedule = "500ms,1500ms,90s,7d".parse().unwrap();
+        assert_eq!(schedule.to_string(), "500ms,1500ms,90s,7d");
+        assert_eq!(
+            schedule.wait_after(2, 0.5, None),
+            Some(Duration::milliseconds(1_500))
+        );
+        assert_eq!(
+            schedule.wait_after(4, 0.5, None),
+            Some(RetrySchedule::MAX_STEP)
+        );
+        let error = "5s,5x".parse::<RetrySchedule>().unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "invalid retry schedule \"5s,5x\": \"5x\" has an unknown unit \"x\": \
+             write 500ms, 30s, 5m, 2h or 1d, from 1ms to 7d"
+        );
     }
 
     #[test]

@@ -152,3 +152,64 @@ async fn serve_logs_json_without_secrets_and_stops_with_status_0_on_sigterm() {
         "the SMTP password leaked: {logs}"
     );
 }
+
+/// The worker's start-up line of a `procflow serve` given `env`.
+fn worker_started_line(database_url: &str, env: &[(&str, &str)]) -> Value {
+    let (serving, stderr) = serve_with_json_logs(database_url, env);
+    let mut lines = BufReader::new(stderr).lines();
+    let mut logs = Vec::new();
+    serving_address(&mut lines, &mut logs);
+    drop(serving);
+    logs.iter()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .find(|entry| entry["message"] == "the delivery worker is started")
+        .unwrap_or_else(|| panic!("no worker line: {logs:?}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn durations_in_the_environment_take_units_and_reach_the_worker() {
+    let db = migrated_database().await;
+    let url = db.url().to_owned();
+    let started = tokio::task::spawn_blocking(move || {
+        worker_started_line(
+            &url,
+            &[
+                ("PROCFLOW_SCHEDULER_INTERVAL", "30s"),
+                ("PROCFLOW_WORKER_POLL_MS", "2s"),
+                ("PROCFLOW_WORKER_LEASE_SECONDS", "90"),
+            ],
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(started["scheduler.interval_ms"], 30_000, "{started}");
+    assert_eq!(started["worker.poll_ms"], 2_000, "{started}");
+    assert_eq!(started["worker.lease_ms"], 90_000, "{started}");
+}
+
+#[test]
+fn a_bad_duration_in_the_environment_stops_start_up_naming_the_variable() {
+    for (variable, value) in [
+        ("PROCFLOW_SCHEDULER_INTERVAL", "30x"),
+        ("PROCFLOW_SCHEDULER_INTERVAL", "0"),
+        ("PROCFLOW_WORKER_POLL_MS", "1m30s"),
+    ] {
+        let refused = procflow(Some("postgres://nobody@127.0.0.1:1/none"))
+            .arg("serve")
+            .env(variable, value)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(
+            refused.status.code(),
+            Some(2),
+            "{variable}={value} is a usage error: {stderr}"
+        );
+        assert!(refused.stdout.is_empty(), "{variable}={value}");
+        assert!(
+            stderr.contains(variable) && stderr.contains("500ms, 30s, 5m, 2h or 1d"),
+            "{variable}={value} should be named with the accepted forms: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}

@@ -101,12 +101,12 @@ async fn a_worker_killed_holding_a_lease_loses_nothing() {
         webhook_allow_private: true,
         webhook_retry_schedule: "1s".parse().unwrap(),
         worker_concurrency: 4,
-        worker_lease_seconds: 2,
-        worker_poll_ms: 100,
+        worker_lease: Duration::from_secs(2),
+        worker_poll: Duration::from_millis(100),
         smtp_url: None,
         smtp_from: "procflow@localhost".parse().unwrap(),
         mail_dir: None,
-        scheduler_interval: 60,
+        scheduler_interval: Duration::from_secs(60),
     };
     let survivor = spawn_worker(&store, &args.settings()).unwrap();
     let again = receiver.wait_for(2, WAIT).await.remove(1);

@@ -151,8 +151,9 @@ pub fn operations() -> Vec<Operation> {
     ]
 }
 
-/// A resource serving `routes` (method and route) at `path`; any other method answers 405
-/// `method_not_allowed` with `Allow`.
+/// A resource serving `routes` (each guarded by its method) at `path`; any other method
+/// answers 405 `method_not_allowed` with `Allow`. The 405 is the resource's own: no route's
+/// middleware runs for it.
 fn resource(path: &str, routes: Vec<(Method, Route)>) -> actix_web::Resource {
     let allowed = routes
         .iter()
@@ -161,8 +162,8 @@ fn resource(path: &str, routes: Vec<(Method, Route)>) -> actix_web::Resource {
         .join(", ");
     routes
         .into_iter()
-        .fold(web::resource(path), |resource, (method, route)| {
-            resource.route(route.method(method))
+        .fold(web::resource(path), |resource, (_, route)| {
+            resource.route(route)
         })
         .default_service(web::to(move |request: HttpRequest| {
             let refusal =
@@ -171,49 +172,49 @@ fn resource(path: &str, routes: Vec<(Method, Route)>) -> actix_web::Resource {
         }))
 }
 
-/// Mounts every route: the operations of [`operations`] (those under `/api/v1` authenticated
-/// by key, subscription and rate limit before any of their extractors reads the request, then
-/// guarded by `Idempotency-Key`), the documentation page and `/metrics`. Unknown routes stay
-/// 404 whoever asks.
+/// The route of an `/api/v1` operation: authenticated by key, subscription and rate limit
+/// before any of its extractors reads the request, then guarded by `Idempotency-Key`.
+/// Wrapping the route rather than its resource is what keeps a method the path does not serve
+/// out of both: it is answered 405 before a key is looked at, counted or claimed.
+fn authenticated_route(method: &Method, route: Route) -> Route {
+    // What a `read` key may not call.
+    let writes = *method != Method::GET;
+    // The last wrap is the outermost: authentication runs first.
+    route
+        .wrap(actix_web::middleware::from_fn(crate::idempotency::guard))
+        .wrap(actix_web::middleware::from_fn(
+            move |request: ServiceRequest, next| crate::auth::require(request, next, writes),
+        ))
+}
+
+/// Mounts every route: the operations of [`operations`] (each route under `/api/v1`
+/// authenticated, then guarded by `Idempotency-Key`), the documentation page and `/metrics`.
+/// Unknown routes stay 404, and methods a known path does not serve 405, whoever asks.
 pub fn configure(config: &mut web::ServiceConfig) {
     let mut by_path: BTreeMap<String, Vec<(Method, Route)>> = BTreeMap::new();
     for operation in operations() {
         let routes = by_path.entry(operation.path.clone()).or_default();
         for method in &operation.methods {
-            routes.push((method.clone(), (operation.route)()));
+            let route = (operation.route)().method(method.clone());
+            let route = if authenticated(&operation.path) {
+                authenticated_route(method, route)
+            } else {
+                route
+            };
+            routes.push((method.clone(), route));
         }
     }
     for (path, routes) in by_path {
-        if authenticated(&path) {
-            // What a `read` key may not call here; other methods answer 405 whatever the key.
-            let writes: Vec<Method> = routes
-                .iter()
-                .map(|(method, _)| method.clone())
-                .filter(|method| *method != Method::GET)
-                .collect();
-            // The last wrap is the outermost: authentication runs first.
-            config.service(
-                resource(&path, routes)
-                    .wrap(actix_web::middleware::from_fn(crate::idempotency::guard))
-                    .wrap(actix_web::middleware::from_fn(
-                        move |request: ServiceRequest, next| {
-                            let writes = writes.contains(request.method());
-                            crate::auth::require(request, next, writes)
-                        },
-                    )),
-            );
-        } else {
-            config.service(resource(&path, routes));
-        }
+        config.service(resource(&path, routes));
     }
     config
         .service(resource(
             metrics::PATH,
-            vec![(Method::GET, web::route().to(metrics::scrape))],
+            vec![(Method::GET, web::get().to(metrics::scrape))],
         ))
         .service(resource(
             "/docs",
-            vec![(Method::GET, web::route().to(openapi::docs_redirect))],
+            vec![(Method::GET, web::get().to(openapi::docs_redirect))],
         ))
         .service(openapi::swagger_ui());
 }

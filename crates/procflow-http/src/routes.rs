@@ -6,6 +6,7 @@
 pub(crate) mod events;
 pub(crate) mod guest;
 pub(crate) mod health;
+mod operation;
 pub(crate) mod runs;
 pub(crate) mod tasks;
 pub(crate) mod templates;
@@ -16,73 +17,10 @@ use std::collections::BTreeMap;
 use actix_web::dev::ServiceRequest;
 use actix_web::http::Method;
 use actix_web::{HttpRequest, ResponseError, Route, web};
-use utoipa::openapi::RefOr;
-use utoipa::openapi::path::HttpMethod;
-use utoipa::openapi::schema::Schema;
 
+pub use self::operation::Operation;
 use crate::error::ApiError;
 use crate::{metrics, openapi};
-
-/// One documented operation: where it is served, its handler, and its documentation.
-pub struct Operation {
-    /// Its methods (one for every handler so far).
-    pub methods: Vec<Method>,
-    /// The same, as the OpenAPI document names them.
-    pub http_methods: Vec<HttpMethod>,
-    /// Its path, with `{name}` parameters, as in the OpenAPI document.
-    pub path: String,
-    route: fn() -> Route,
-    describe: fn() -> utoipa::openapi::path::Operation,
-    tags: fn() -> Vec<&'static str>,
-    schemas: fn(&mut Vec<(String, RefOr<Schema>)>),
-}
-
-impl Operation {
-    /// The operation `P` (a handler's `#[utoipa::path]` item) describes, served by `route`.
-    fn of<P>(route: fn() -> Route) -> Self
-    where
-        P: utoipa::Path + utoipa::__dev::SchemaReferences + for<'t> utoipa::__dev::Tags<'t>,
-    {
-        Self {
-            methods: P::methods().iter().map(actix_method).collect(),
-            http_methods: P::methods(),
-            path: P::path(),
-            route,
-            describe: P::operation,
-            tags: P::tags,
-            schemas: P::schemas,
-        }
-    }
-
-    /// Whether the operation takes an API key: everything under `/api/v1/` but the OpenAPI
-    /// document.
-    #[must_use]
-    pub fn is_authenticated(&self) -> bool {
-        authenticated(&self.path)
-    }
-
-    /// Whether the operation changes something (any method but `GET`).
-    #[must_use]
-    pub fn is_mutating(&self) -> bool {
-        self.methods.iter().any(|method| method != Method::GET)
-    }
-
-    /// Its OpenAPI operation object, as the handler's annotation describes it.
-    #[must_use]
-    pub fn description(&self) -> utoipa::openapi::path::Operation {
-        let mut operation = (self.describe)();
-        let tags: Vec<String> = (self.tags)().into_iter().map(str::to_owned).collect();
-        if !tags.is_empty() {
-            operation.tags = Some(tags);
-        }
-        operation
-    }
-
-    /// The schemas its annotation refers to.
-    pub fn collect_schemas(&self, into: &mut Vec<(String, RefOr<Schema>)>) {
-        (self.schemas)(into);
-    }
-}
 
 /// Whether a path takes an API key: everything under `/api/v1/` but the OpenAPI document.
 #[must_use]
@@ -90,26 +28,23 @@ pub fn authenticated(path: &str) -> bool {
     path.starts_with("/api/v1/") && path != openapi::DOCUMENT_PATH
 }
 
-fn actix_method(method: &HttpMethod) -> Method {
-    match method {
-        HttpMethod::Get => Method::GET,
-        HttpMethod::Post => Method::POST,
-        HttpMethod::Put => Method::PUT,
-        HttpMethod::Delete => Method::DELETE,
-        HttpMethod::Options => Method::OPTIONS,
-        HttpMethod::Head => Method::HEAD,
-        HttpMethod::Patch => Method::PATCH,
-        HttpMethod::Trace => Method::TRACE,
-    }
-}
-
 /// The operations of handlers `module::handler`, each from its `#[utoipa::path]`.
 macro_rules! operations {
-    ($($module:ident :: $handler:ident),+ $(,)?) => {
-        vec![$(pastey::paste! {
-            Operation::of::<$module::[<__path_ $handler>]>(|| web::route().to($module::$handler))
-        }),+]
-    };
+    ($($module:ident :: $handler:ident),+ $(,)?) => {{
+        let mut operations = Vec::new();
+        $({
+            // The handler's own document: utoipa's public way to read what a
+            // `#[utoipa::path]` declares, tags and schemas included.
+            #[derive(utoipa::OpenApi)]
+            #[openapi(paths($module::$handler))]
+            struct Described;
+            operations.extend(Operation::of(
+                <Described as utoipa::OpenApi>::openapi(),
+                || web::route().to($module::$handler),
+            ));
+        })+
+        operations
+    }};
 }
 
 /// Every documented operation, in the order of the OpenAPI document.

@@ -25,6 +25,7 @@ mod api {
     pub mod idempotency;
     pub mod instances;
     pub mod isolation;
+    pub mod methods;
     pub mod metrics;
     pub mod nul_text;
     pub mod openapi;

@@ -1,5 +1,5 @@
 //! Authentication by `Authorization: Bearer <key>`, the subscription check and the rate limit,
-//! as the middleware of the `/api/v1` resources; handlers read the admitted [`Caller`].
+//! as the middleware of the `/api/v1` routes; handlers read the admitted [`Caller`].
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::Payload;
@@ -47,8 +47,9 @@ impl FromRequest for Caller {
     }
 }
 
-/// The middleware of every `/api/v1` resource: authenticates, checks the subscription and counts
-/// the request against the rate limit before anything else about the request is read, so
+/// The middleware of every `/api/v1` route (a method the path serves: other methods are 405
+/// before this runs): authenticates, checks the subscription and counts the request against
+/// the rate limit before anything else about the request is read, so
 /// that a bad body never answers before (or instead of) a 401, 403 or 429; then, when the
 /// request `writes` (an operation that changes something), refuses a key whose scope is
 /// `read` (403), before any other work.

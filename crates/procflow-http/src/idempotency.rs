@@ -3,9 +3,10 @@
 //! replays it to retries; another request with the key is refused (422), one still running too
 //! (409).
 //!
-//! The guard wraps each API resource inside [`crate::auth::require`], so it sees only requests
-//! of a known route that were admitted (401, 403 and 429 come first, before the body is read,
-//! and unknown routes stay 404): it scopes the key to the admitted caller's team. Every request
+//! The guard wraps each API route inside [`crate::auth::require`], so it sees only requests
+//! of a known route and method that were admitted (401, 403 and 429 come first, before the
+//! body is read; unknown routes stay 404 and other methods 405, neither claiming a key): it
+//! scopes the key to the admitted caller's team. Every request
 //! is counted once, by the admission, replays included, so a replay is no way around the rate
 //! limit.
 
@@ -62,7 +63,7 @@ pub fn guards(method: &Method) -> bool {
 }
 
 /// The middleware: mount it with `.wrap(actix_web::middleware::from_fn(idempotency::guard))`
-/// on an API resource, inside [`crate::auth::require`]. Requests of other methods than those
+/// on an API route, inside [`crate::auth::require`]. Requests of other methods than those
 /// it [`guards`], and requests without the header, pass untouched.
 ///
 /// # Errors

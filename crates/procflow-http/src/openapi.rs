@@ -71,19 +71,9 @@ pub struct ApiDoc;
 #[must_use]
 pub fn document() -> Value {
     let mut api = ApiDoc::openapi();
-    let mut schemas = Vec::new();
     for operation in routes::operations() {
-        api.paths.add_path_operation(
-            &operation.path,
-            operation.http_methods.clone(),
-            operation.description(),
-        );
-        operation.collect_schemas(&mut schemas);
+        operation.describe_in(&mut api);
     }
-    api.components
-        .get_or_insert_with(Default::default)
-        .schemas
-        .extend(schemas);
     let mut document = serde_json::to_value(api).unwrap_or_default();
     errors::complete(&mut document);
     inputs::complete(&mut document);

@@ -6,6 +6,7 @@
 pub(crate) mod events;
 pub(crate) mod guest;
 pub(crate) mod health;
+mod operation;
 pub(crate) mod runs;
 pub(crate) mod tasks;
 pub(crate) mod templates;
@@ -16,73 +17,10 @@ use std::collections::BTreeMap;
 use actix_web::dev::ServiceRequest;
 use actix_web::http::Method;
 use actix_web::{HttpRequest, ResponseError, Route, web};
-use utoipa::openapi::RefOr;
-use utoipa::openapi::path::HttpMethod;
-use utoipa::openapi::schema::Schema;
 
+pub use self::operation::Operation;
 use crate::error::ApiError;
 use crate::{metrics, openapi};
-
-/// One documented operation: where it is served, its handler, and its documentation.
-pub struct Operation {
-    /// Its methods (one for every handler so far).
-    pub methods: Vec<Method>,
-    /// The same, as the OpenAPI document names them.
-    pub http_methods: Vec<HttpMethod>,
-    /// Its path, with `{name}` parameters, as in the OpenAPI document.
-    pub path: String,
-    route: fn() -> Route,
-    describe: fn() -> utoipa::openapi::path::Operation,
-    tags: fn() -> Vec<&'static str>,
-    schemas: fn(&mut Vec<(String, RefOr<Schema>)>),
-}
-
-impl Operation {
-    /// The operation `P` (a handler's `#[utoipa::path]` item) describes, served by `route`.
-    fn of<P>(route: fn() -> Route) -> Self
-    where
-        P: utoipa::Path + utoipa::__dev::SchemaReferences + for<'t> utoipa::__dev::Tags<'t>,
-    {
-        Self {
-            methods: P::methods().iter().map(actix_method).collect(),
-            http_methods: P::methods(),
-            path: P::path(),
-            route,
-            describe: P::operation,
-            tags: P::tags,
-            schemas: P::schemas,
-        }
-    }
-
-    /// Whether the operation takes an API key: everything under `/api/v1/` but the OpenAPI
-    /// document.
-    #[must_use]
-    pub fn is_authenticated(&self) -> bool {
-        authenticated(&self.path)
-    }
-
-    /// Whether the operation changes something (any method but `GET`).
-    #[must_use]
-    pub fn is_mutating(&self) -> bool {
-        self.methods.iter().any(|method| method != Method::GET)
-    }
-
-    /// Its OpenAPI operation object, as the handler's annotation describes it.
-    #[must_use]
-    pub fn description(&self) -> utoipa::openapi::path::Operation {
-        let mut operation = (self.describe)();
-        let tags: Vec<String> = (self.tags)().into_iter().map(str::to_owned).collect();
-        if !tags.is_empty() {
-            operation.tags = Some(tags);
-        }
-        operation
-    }
-
-    /// The schemas its annotation refers to.
-    pub fn collect_schemas(&self, into: &mut Vec<(String, RefOr<Schema>)>) {
-        (self.schemas)(into);
-    }
-}
 
 /// Whether a path takes an API key: everything under `/api/v1/` but the OpenAPI document.
 #[must_use]
@@ -90,26 +28,23 @@ pub fn authenticated(path: &str) -> bool {
     path.starts_with("/api/v1/") && path != openapi::DOCUMENT_PATH
 }
 
-fn actix_method(method: &HttpMethod) -> Method {
-    match method {
-        HttpMethod::Get => Method::GET,
-        HttpMethod::Post => Method::POST,
-        HttpMethod::Put => Method::PUT,
-        HttpMethod::Delete => Method::DELETE,
-        HttpMethod::Options => Method::OPTIONS,
-        HttpMethod::Head => Method::HEAD,
-        HttpMethod::Patch => Method::PATCH,
-        HttpMethod::Trace => Method::TRACE,
-    }
-}
-
 /// The operations of handlers `module::handler`, each from its `#[utoipa::path]`.
 macro_rules! operations {
-    ($($module:ident :: $handler:ident),+ $(,)?) => {
-        vec![$(pastey::paste! {
-            Operation::of::<$module::[<__path_ $handler>]>(|| web::route().to($module::$handler))
-        }),+]
-    };
+    ($($module:ident :: $handler:ident),+ $(,)?) => {{
+        let mut operations = Vec::new();
+        $({
+            // The handler's own document: utoipa's public way to read what a
+            // `#[utoipa::path]` declares, tags and schemas included.
+            #[derive(utoipa::OpenApi)]
+            #[openapi(paths($module::$handler))]
+            struct Described;
+            operations.extend(Operation::of(
+                <Described as utoipa::OpenApi>::openapi(),
+                || web::route().to($module::$handler),
+            ));
+        })+
+        operations
+    }};
 }
 
 /// Every documented operation, in the order of the OpenAPI document.
@@ -151,8 +86,9 @@ pub fn operations() -> Vec<Operation> {
     ]
 }
 
-/// A resource serving `routes` (method and route) at `path`; any other method answers 405
-/// `method_not_allowed` with `Allow`.
+/// A resource serving `routes` (each guarded by its method) at `path`; any other method
+/// answers 405 `method_not_allowed` with `Allow`. The 405 is the resource's own: no route's
+/// middleware runs for it.
 fn resource(path: &str, routes: Vec<(Method, Route)>) -> actix_web::Resource {
     let allowed = routes
         .iter()
@@ -161,8 +97,8 @@ fn resource(path: &str, routes: Vec<(Method, Route)>) -> actix_web::Resource {
         .join(", ");
     routes
         .into_iter()
-        .fold(web::resource(path), |resource, (method, route)| {
-            resource.route(route.method(method))
+        .fold(web::resource(path), |resource, (_, route)| {
+            resource.route(route)
         })
         .default_service(web::to(move |request: HttpRequest| {
             let refusal =
@@ -171,49 +107,49 @@ fn resource(path: &str, routes: Vec<(Method, Route)>) -> actix_web::Resource {
         }))
 }
 
-/// Mounts every route: the operations of [`operations`] (those under `/api/v1` authenticated
-/// by key, subscription and rate limit before any of their extractors reads the request, then
-/// guarded by `Idempotency-Key`), the documentation page and `/metrics`. Unknown routes stay
-/// 404 whoever asks.
+/// The route of an `/api/v1` operation: authenticated by key, subscription and rate limit
+/// before any of its extractors reads the request, then guarded by `Idempotency-Key`.
+/// Wrapping the route rather than its resource is what keeps a method the path does not serve
+/// out of both: it is answered 405 before a key is looked at, counted or claimed.
+fn authenticated_route(method: &Method, route: Route) -> Route {
+    // What a `read` key may not call.
+    let writes = *method != Method::GET;
+    // The last wrap is the outermost: authentication runs first.
+    route
+        .wrap(actix_web::middleware::from_fn(crate::idempotency::guard))
+        .wrap(actix_web::middleware::from_fn(
+            move |request: ServiceRequest, next| crate::auth::require(request, next, writes),
+        ))
+}
+
+/// Mounts every route: the operations of [`operations`] (each route under `/api/v1`
+/// authenticated, then guarded by `Idempotency-Key`), the documentation page and `/metrics`.
+/// Unknown routes stay 404, and methods a known path does not serve 405, whoever asks.
 pub fn configure(config: &mut web::ServiceConfig) {
     let mut by_path: BTreeMap<String, Vec<(Method, Route)>> = BTreeMap::new();
     for operation in operations() {
         let routes = by_path.entry(operation.path.clone()).or_default();
         for method in &operation.methods {
-            routes.push((method.clone(), (operation.route)()));
+            let route = (operation.route)().method(method.clone());
+            let route = if authenticated(&operation.path) {
+                authenticated_route(method, route)
+            } else {
+                route
+            };
+            routes.push((method.clone(), route));
         }
     }
     for (path, routes) in by_path {
-        if authenticated(&path) {
-            // What a `read` key may not call here; other methods answer 405 whatever the key.
-            let writes: Vec<Method> = routes
-                .iter()
-                .map(|(method, _)| method.clone())
-                .filter(|method| *method != Method::GET)
-                .collect();
-            // The last wrap is the outermost: authentication runs first.
-            config.service(
-                resource(&path, routes)
-                    .wrap(actix_web::middleware::from_fn(crate::idempotency::guard))
-                    .wrap(actix_web::middleware::from_fn(
-                        move |request: ServiceRequest, next| {
-                            let writes = writes.contains(request.method());
-                            crate::auth::require(request, next, writes)
-                        },
-                    )),
-            );
-        } else {
-            config.service(resource(&path, routes));
-        }
+        config.service(resource(&path, routes));
     }
     config
         .service(resource(
             metrics::PATH,
-            vec![(Method::GET, web::route().to(metrics::scrape))],
+            vec![(Method::GET, web::get().to(metrics::scrape))],
         ))
         .service(resource(
             "/docs",
-            vec![(Method::GET, web::route().to(openapi::docs_redirect))],
+            vec![(Method::GET, web::get().to(openapi::docs_redirect))],
         ))
         .service(openapi::swagger_ui());
 }

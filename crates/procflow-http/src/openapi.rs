@@ -54,6 +54,9 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
         procflow_domain::webhook::WebhookEvent,
         webhooks::Envelope
     )),
+    // A relative URL: the server that serves this document. A client is given the address of
+    // its deployment (`PROCFLOW_PUBLIC_URL`); the document names none.
+    servers((url = "/", description = "The server that serves this document")),
     tags(
         (name = "templates", description = "Process templates and their authoring"),
         (name = "runs", description = "Runs started from published templates"),
@@ -200,11 +203,12 @@ mod tests {
             );
             assert!(responses.contains_key("500"), "{method} {path}: no 500");
             let authenticated = path.starts_with("/api/v1/") && path != DOCUMENT_PATH;
-            assert_eq!(
-                operation["security"].is_array(),
-                authenticated,
-                "{method} {path}: security"
-            );
+            let security = if authenticated {
+                serde_json::json!([{"bearer": []}])
+            } else {
+                serde_json::json!([])
+            };
+            assert_eq!(operation["security"], security, "{method} {path}: security");
             if authenticated {
                 for status in ["401", "403", "429", "503"] {
                     assert!(responses.contains_key(status), "{method} {path}: {status}");

@@ -36,12 +36,16 @@ use crate::error::ValidationError;
 )]
 pub enum DueDateRule {
     /// Due at a fixed moment.
+    // The titles name the alternatives in generated clients (`FixedDueDate`, not
+    // `DueDateRuleType0`).
+    #[cfg_attr(feature = "openapi", schema(title = "FixedDueDate"))]
     Fixed {
         /// The moment, RFC 3339.
         #[serde(with = "time::serde::rfc3339")]
         at: OffsetDateTime,
     },
     /// Due a fixed time after the run starts.
+    #[cfg_attr(feature = "openapi", schema(title = "RelativeDueDate"))]
     Relative {
         /// What the offset counts from.
         from: RelativeTo,

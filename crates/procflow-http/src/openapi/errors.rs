@@ -402,8 +402,14 @@ fn complete_operation(method: &str, path: &str, operation: &mut Value) {
     let single_get = is_single_get(&http_method, path);
     // A write to a single resource answers its new `ETag`; a batch (a list) answers none.
     let tagged_write = authenticated && takes_if_match(&http_method) && path.ends_with('}');
+    // An operation that takes no key says so with an empty list (anonymous access, OpenAPI
+    // 3.1 4.8.10) rather than saying nothing, so that a client or linter need not guess.
+    operation["security"] = if authenticated {
+        json!([{"bearer": []}])
+    } else {
+        json!([])
+    };
     if authenticated {
-        operation["security"] = json!([{"bearer": []}]);
         let mut parameters = Vec::new();
         if keyed {
             parameters.push("Idempotency-Key");

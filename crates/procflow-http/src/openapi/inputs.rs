@@ -23,10 +23,16 @@ pub(super) fn complete(document: &mut Value) {
         }
     }
     let run = &mut schemas["CreateRun"];
+    // Each alternative carries its own type (not one `type` list beside format-only
+    // alternatives): generated clients make one typed member per alternative (a datetime, a
+    // date, null) instead of an untyped value.
     run["properties"]["due_date"] = json!({
-        "type": ["string", "null"],
         "description": "An RFC 3339 timestamp, or a `YYYY-MM-DD` date (midnight UTC).",
-        "anyOf": [{"format": "date-time"}, {"format": "date"}],
+        "anyOf": [
+            {"type": "string", "format": "date-time"},
+            {"type": "string", "format": "date"},
+            {"type": "null"},
+        ],
     });
     for name in ["name", "title"] {
         let description = run["properties"][name]["description"].clone();
@@ -38,9 +44,13 @@ pub(super) fn complete(document: &mut Value) {
         });
     }
     schemas["TaskDocument"]["properties"]["assignee"] = json!({
-        "type": ["string", "null"],
         "description": "Who is assigned in each run: `runner` (who starts the run), a member's user id or an email address.",
-        "anyOf": [{"enum": ["runner"]}, {"format": "uuid"}, {"format": "email"}],
+        "anyOf": [
+            {"type": "string", "const": "runner"},
+            {"type": "string", "format": "uuid"},
+            {"type": "string", "format": "email"},
+            {"type": "null"},
+        ],
     });
     schemas["ElementDocument"]["allOf"] = element_rules();
     // A task's assignee in an update: a user id or an email (null unassigns); the comment of
@@ -50,9 +60,12 @@ pub(super) fn complete(document: &mut Value) {
         let assignee = &mut properties["assignee"];
         let description = assignee["description"].clone();
         *assignee = json!({
-            "type": ["string", "null"],
             "description": description,
-            "anyOf": [{"format": "uuid"}, {"format": "email"}],
+            "anyOf": [
+                {"type": "string", "format": "uuid"},
+                {"type": "string", "format": "email"},
+                {"type": "null"},
+            ],
         });
         properties["comment"]["maxLength"] = json!(MAX_COMMENT_CHARS);
     }

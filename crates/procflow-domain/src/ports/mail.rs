@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::Backlog;
+use super::webhooks::Backlog;
 use crate::error::DomainResult;
 use crate::event::Event;
 use crate::mail::{ClaimedMail, DueNotice, MailSettlement, NewMail};

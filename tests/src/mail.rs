@@ -6,9 +6,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use procflow_domain::fakes::FixedClock;
 use procflow_domain::ports::Clock;
 use procflow_domain::service::{MailPorts, Mailer, WebhookPorts, Webhooks};
+use procflow_memory::FixedClock;
 use procflow_notify::{Channel, MailChannel, MailConfig, MailSender, WorkerConfig};
 use procflow_postgres::{PgStore, PoolConfig};
 use procflow_server::system::{RandomIds, SystemClock};

@@ -11,11 +11,11 @@
 use std::error::Error;
 use std::sync::Arc;
 
-use procflow_domain::fakes::{FixedClock, InMemoryStore, SequentialIds};
 use procflow_domain::run::{Decision, ElementWrite, Prefill, RunTask};
 use procflow_domain::service::{CreateRun, Ports, Procflow, UpdateTask};
 use procflow_domain::template::{TaskType, TemplateDocument};
 use procflow_domain::values::{Email, PageRequest};
+use procflow_memory::{FixedClock, InMemoryStore, SequentialIds};
 use serde_json::json;
 use time::format_description::well_known::Rfc3339;
 

@@ -7,8 +7,6 @@ pub mod element;
 pub mod error;
 pub mod etag;
 pub mod event;
-#[cfg(feature = "fakes")]
-pub mod fakes;
 pub mod guest;
 pub mod ids;
 pub mod json;

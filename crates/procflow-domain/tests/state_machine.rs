@@ -19,7 +19,6 @@ use std::sync::Arc;
 use procflow_domain::actor::{Actor, Assignee};
 use procflow_domain::error::{DomainError, ValidationError};
 use procflow_domain::event::{Event, EventPayload};
-use procflow_domain::fakes::{FixedClock, InMemoryStore, SequentialIds};
 use procflow_domain::ids::{ElementId, RunId, UserId};
 use procflow_domain::ports::{Clock, IdGenerator};
 use procflow_domain::run::{
@@ -28,6 +27,7 @@ use procflow_domain::run::{
 use procflow_domain::service::{CreateRun, Ports, Procflow, UpdateTask};
 use procflow_domain::team::Team;
 use procflow_domain::template::{TaskType, Template, TemplateDocument};
+use procflow_memory::{FixedClock, InMemoryStore, SequentialIds};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::TestCaseError;

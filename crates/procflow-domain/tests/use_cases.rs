@@ -15,7 +15,6 @@ use std::sync::Arc;
 use procflow_domain::actor::{Actor, Assignee};
 use procflow_domain::error::{DomainError, Resource, ValidationError};
 use procflow_domain::event::{Event, EventPayload};
-use procflow_domain::fakes::{FixedClock, InMemoryStore, SequentialIds};
 use procflow_domain::ids::{ElementId, RunId, TaskId, TeamId, TemplateId, TemplateTaskId, UserId};
 use procflow_domain::ports::{Clock, RunStore, TeamStore, TemplateStore};
 use procflow_domain::run::{
@@ -26,6 +25,7 @@ use procflow_domain::sharing::Invitation;
 use procflow_domain::team::{Member, Role, Subscription, Team};
 use procflow_domain::template::{Template, TemplateDocument};
 use procflow_domain::values::{Cursor, Email, Limit, Page, PageRequest, ShareToken};
+use procflow_memory::{FixedClock, InMemoryStore, SequentialIds};
 use serde_json::{Value, json};
 use time::Duration;
 use uuid::Uuid;

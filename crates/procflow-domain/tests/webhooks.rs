@@ -8,7 +8,6 @@
 
 use std::sync::Arc;
 
-use procflow_domain::fakes::{FixedClock, InMemoryStore, SequentialIds};
 use procflow_domain::ports::{Clock, DeliveryQueue, TeamStore};
 use procflow_domain::service::{CreateRun, Ports, Procflow, UpdateTask, WebhookPorts, Webhooks};
 use procflow_domain::team::Team;
@@ -18,6 +17,7 @@ use procflow_domain::webhook::{
     DeliveryFilter, DeliveryOrigin, DeliveryStatus, EventNames, NewWebhook, WebhookEndpoint,
     WebhookEvent, WebhookPatch,
 };
+use procflow_memory::{FixedClock, InMemoryStore, SequentialIds};
 use serde_json::{Value, json};
 use time::Duration;
 

@@ -10,7 +10,6 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use procflow_domain::fakes::FixedClock;
 use procflow_domain::ids::TeamId;
 use procflow_domain::ports::{IdGenerator, RunStore, TeamStore};
 use procflow_domain::run::{NewRun, Run, StartRun};
@@ -18,6 +17,7 @@ use procflow_domain::service::{Ports, Procflow, UpdateTask};
 use procflow_domain::team::{Member, Role, Subscription, Team};
 use procflow_domain::template::{Template, TemplateDocument};
 use procflow_domain::values::ShareToken;
+use procflow_memory::FixedClock;
 use procflow_postgres::testing::migrated_database;
 use procflow_postgres::{PgStore, PoolConfig};
 use serde_json::{Value, json};

@@ -4,10 +4,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use procflow_domain::error::{DomainResult, StoreError};
-use procflow_domain::fakes::{FixedClock, InMemoryStore};
 use procflow_domain::ids::{ApiKeyId, UserId};
 use procflow_domain::ports::{Admission, RateDecision};
 use procflow_domain::team::Subscription;
+use procflow_memory::{FixedClock, InMemoryStore};
 use time::macros::datetime;
 use uuid::Uuid;
 
@@ -199,7 +199,7 @@ async fn a_reported_key_change_drops_the_remembered_refusals_it_concerns() {
         setup.admit(n).await.unwrap();
         retry_after(setup.admit(n).await);
     }
-    let changes = Arc::new(procflow_domain::fakes::ScriptedKeyChanges::default());
+    let changes = Arc::new(procflow_memory::ScriptedKeyChanges::default());
     let gate = Arc::new(setup.gate);
     let follower = KeyChangeFollower::spawn(&gate, changes.clone());
     let blocked = |n: u8| gate.cached_refusal(&[n; 32]).is_some();

@@ -6,11 +6,11 @@ use std::sync::{Arc, Mutex};
 use procflow_domain::actor::Actor;
 use procflow_domain::error::{DomainError, Resource};
 use procflow_domain::event::EventPayload;
-use procflow_domain::fakes::SequentialIds;
 use procflow_domain::ids::TaskId;
 use procflow_domain::run::{BatchItem, ElementWrite, RunStatus, TaskBatch, TaskPatch};
 use procflow_domain::service::{UpdateTask, UpdateTasks};
 use procflow_domain::values::PageRequest;
+use procflow_memory::SequentialIds;
 use serde_json::json;
 use uuid::Uuid;
 

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use procflow_domain::event::Event;
-use procflow_domain::fakes::{FixedClock, InMemoryStore, SequentialIds};
 use procflow_domain::ids::{EventId, TeamId};
 use procflow_domain::ports::{
     Clock, DeliveryQueue, EventFeed, IdempotencyStore, MailQueue, NoticeStore, Outbox, RateLimiter,
@@ -12,6 +11,7 @@ use procflow_domain::ports::{
 };
 use procflow_domain::service::{Ports, Procflow, WebhookPorts, Webhooks};
 use procflow_domain::team::{Role, Subscription, Team};
+use procflow_memory::{FixedClock, InMemoryStore, SequentialIds};
 use procflow_postgres::testing::{TestDatabase, migrated_database};
 use procflow_postgres::{PgStore, PoolConfig, StatementCounter};
 use serde_json::Value;

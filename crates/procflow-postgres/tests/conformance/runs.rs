@@ -3,11 +3,11 @@
 use procflow_domain::actor::{Actor, Assignee};
 use procflow_domain::error::{DomainError, Resource};
 use procflow_domain::event::EventPayload;
-use procflow_domain::fakes::SequentialIds;
 use procflow_domain::ids::{RunId, TaskId};
 use procflow_domain::run::{ElementWrite, Run, RunFilter, RunStatus, StartRun, TaskPatch};
 use procflow_domain::service::UpdateTask;
 use procflow_domain::values::{Cursor, Limit, PageRequest};
+use procflow_memory::SequentialIds;
 use serde_json::json;
 use time::Duration;
 use uuid::Uuid;

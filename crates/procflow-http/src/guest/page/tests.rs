@@ -4,10 +4,10 @@
 use std::sync::Arc;
 
 use askama::Template;
-use procflow_domain::fakes::{FixedClock, InMemoryStore, SequentialIds};
 use procflow_domain::service::{CreateRun, Ports, Procflow, SharedRun};
 use procflow_domain::sharing::Invitation;
 use procflow_domain::template::TemplateDocument;
+use procflow_memory::{FixedClock, InMemoryStore, SequentialIds};
 use serde_json::json;
 
 use super::*;

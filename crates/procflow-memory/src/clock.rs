@@ -4,12 +4,12 @@ use std::sync::{Mutex, PoisonError};
 
 use time::{Duration, OffsetDateTime};
 
-use crate::ports::Clock;
+use procflow_domain::ports::Clock;
 
 /// A [`Clock`] standing still at a set moment (2026-01-01T00:00:00Z by default).
 ///
 /// ```
-/// use procflow_domain::fakes::FixedClock;
+/// use procflow_memory::FixedClock;
 /// use procflow_domain::ports::Clock;
 ///
 /// let clock = FixedClock::default();

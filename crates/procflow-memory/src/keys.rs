@@ -7,7 +7,7 @@ use std::task::{Poll, Waker};
 
 use async_trait::async_trait;
 
-use crate::ports::{KeyChange, KeyChanges};
+use procflow_domain::ports::{KeyChange, KeyChanges};
 
 /// A [`KeyChanges`] fed by [`ScriptedKeyChanges::push`].
 #[derive(Debug, Default)]

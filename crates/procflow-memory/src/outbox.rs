@@ -3,11 +3,11 @@
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
-use super::store::InMemoryStore;
-use crate::error::DomainResult;
-use crate::event::from_stored;
-use crate::ids::EventId;
-use crate::ports::{DeadEvent, Outbox, OutboxEntry};
+use crate::store::InMemoryStore;
+use procflow_domain::error::DomainResult;
+use procflow_domain::event::from_stored;
+use procflow_domain::ids::EventId;
+use procflow_domain::ports::{DeadEvent, Outbox, OutboxEntry};
 
 #[async_trait]
 impl Outbox for InMemoryStore {

@@ -3,12 +3,12 @@
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
-use super::store::InMemoryStore;
-use crate::error::{DomainError, DomainResult, Resource};
-use crate::ids::{ApiKeyId, TeamId, UserId};
-use crate::ports::TeamStore;
-use crate::team::{ApiKey, Member, Subscription, Team};
-use crate::values::Email;
+use crate::store::InMemoryStore;
+use procflow_domain::error::{DomainError, DomainResult, Resource};
+use procflow_domain::ids::{ApiKeyId, TeamId, UserId};
+use procflow_domain::ports::TeamStore;
+use procflow_domain::team::{ApiKey, Member, Subscription, Team};
+use procflow_domain::values::Email;
 
 #[async_trait]
 impl TeamStore for InMemoryStore {

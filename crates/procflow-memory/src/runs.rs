@@ -3,13 +3,14 @@
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
-use super::store::{InMemoryStore, paginate};
-use crate::error::{DomainError, DomainResult, Resource};
-use crate::ids::{RunId, TaskId, TeamId};
-use crate::ports::{RunStore, ShareDecision, TaskDecision, TasksDecision};
-use crate::run::{NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange};
-use crate::sharing::{Share, ShareChange};
-use crate::values::{Page, PageRequest, ShareToken};
+use crate::state::paginate;
+use crate::store::InMemoryStore;
+use procflow_domain::error::{DomainError, DomainResult, Resource};
+use procflow_domain::ids::{RunId, TaskId, TeamId};
+use procflow_domain::ports::{RunStore, ShareDecision, TaskDecision, TasksDecision};
+use procflow_domain::run::{NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange};
+use procflow_domain::sharing::{Share, ShareChange};
+use procflow_domain::values::{Page, PageRequest, ShareToken};
 
 #[async_trait]
 impl RunStore for InMemoryStore {

@@ -3,12 +3,13 @@
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
-use super::store::{InMemoryStore, paginate};
-use crate::error::{DomainError, DomainResult, Resource};
-use crate::ids::{TeamId, TemplateId};
-use crate::ports::{TemplateDecision, TemplateStore};
-use crate::template::{Template, TemplateTask};
-use crate::values::{Page, PageRequest};
+use crate::state::paginate;
+use crate::store::InMemoryStore;
+use procflow_domain::error::{DomainError, DomainResult, Resource};
+use procflow_domain::ids::{TeamId, TemplateId};
+use procflow_domain::ports::{TemplateDecision, TemplateStore};
+use procflow_domain::template::{Template, TemplateTask};
+use procflow_domain::values::{Page, PageRequest};
 
 #[async_trait]
 impl TemplateStore for InMemoryStore {

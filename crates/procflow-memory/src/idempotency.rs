@@ -1,49 +1,14 @@
 //! `IdempotencyStore` in memory: one record per team and key, claimed under the store's one
 //! lock, so exactly one of any number of concurrent claims starts.
 
-use std::collections::HashMap;
-
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
-use super::store::InMemoryStore;
-use crate::error::DomainResult;
-use crate::ids::TeamId;
-use crate::ports::{IdempotencyBegin, IdempotencyStore, KeyLifetimes, StoredResponse};
-
-/// The records, by team and `Idempotency-Key`.
-pub(super) type IdempotencyRecords = HashMap<(TeamId, String), Record>;
-
-/// What a request that claimed a key left.
-#[derive(Debug)]
-pub(super) struct Record {
-    request_hash: [u8; 32],
-    /// `None` while the request runs.
-    response: Option<StoredResponse>,
-    created_at: OffsetDateTime,
-}
-
-impl Record {
-    /// Whether `begin` still counts the record at `now`.
-    fn live(&self, now: OffsetDateTime, lifetimes: KeyLifetimes) -> bool {
-        let lifetime = match self.response {
-            Some(_) => lifetimes.answered,
-            None => lifetimes.in_flight,
-        };
-        self.created_at >= now - lifetime
-    }
-
-    /// Where a request hashing to `request_hash` stands against this live record.
-    fn outcome(&self, request_hash: &[u8; 32]) -> IdempotencyBegin {
-        if &self.request_hash != request_hash {
-            return IdempotencyBegin::Mismatch;
-        }
-        match &self.response {
-            None => IdempotencyBegin::InFlight,
-            Some(response) => IdempotencyBegin::Replay(response.clone()),
-        }
-    }
-}
+use crate::state::Record;
+use crate::store::InMemoryStore;
+use procflow_domain::error::DomainResult;
+use procflow_domain::ids::TeamId;
+use procflow_domain::ports::{IdempotencyBegin, IdempotencyStore, KeyLifetimes, StoredResponse};
 
 #[async_trait]
 impl IdempotencyStore for InMemoryStore {

@@ -11,26 +11,19 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::store::{InMemoryStore, paginate};
-use crate::error::{DomainError, DomainResult, Resource};
-use crate::event::Event;
-use crate::ids::{DeliveryId, TeamId, WebhookId};
-use crate::ports::{
+use crate::state::{DeliveryRow, OutboxRow, paginate};
+use crate::store::InMemoryStore;
+use procflow_domain::error::{DomainError, DomainResult, Resource};
+use procflow_domain::event::Event;
+use procflow_domain::ids::{DeliveryId, TeamId, WebhookId};
+use procflow_domain::ports::{
     Backlog, DeliveryQueue, EventFeed, WebhookDecision, WebhookSender, WebhookStore, WorkSignal,
 };
-use crate::values::{Page, PageRequest};
-use crate::webhook::{
+use procflow_domain::values::{Page, PageRequest};
+use procflow_domain::webhook::{
     AttemptOutcome, ClaimedDelivery, Delivery, DeliveryFilter, DeliveryOrigin, DeliveryStatus,
     EndpointEffect, NewDelivery, Settlement, WebhookEndpoint, WebhookEvent, webhook_event,
 };
-
-/// A delivery with what only the queue sees: its lease and when it is due.
-#[derive(Debug)]
-pub(crate) struct DeliveryRow {
-    delivery: Delivery,
-    lease: Option<Uuid>,
-    due_at: OffsetDateTime,
-}
 
 fn not_found_webhook() -> DomainError {
     DomainError::NotFound(Resource::Webhook)
@@ -362,7 +355,7 @@ impl EventFeed for InMemoryStore {
             .outbox
             .iter()
             .filter(|row| row.dead.is_none())
-            .filter_map(super::store::OutboxRow::event)
+            .filter_map(OutboxRow::event)
             .filter(|e| e.team_id == team)
             .filter(|e| match webhook_event(&e.payload) {
                 Some(name) => event.is_none_or(|wanted| wanted == name),

@@ -1,14 +1,14 @@
 //! `WindowLimiter` in memory: each name's log of admitted events, decided by
-//! [`window::admit`](crate::window::admit) under the store's one lock (so exact under any
+//! [`window::admit`](procflow_domain::window::admit) under the store's one lock (so exact under any
 //! concurrency).
 
 use async_trait::async_trait;
 use time::{Duration, OffsetDateTime};
 
-use super::store::InMemoryStore;
-use crate::error::DomainResult;
-use crate::ports::{RateDecision, WindowLimiter};
-use crate::window::{self, WindowLimit};
+use crate::store::InMemoryStore;
+use procflow_domain::error::DomainResult;
+use procflow_domain::ports::{RateDecision, WindowLimiter};
+use procflow_domain::window::{self, WindowLimit};
 
 #[async_trait]
 impl WindowLimiter for InMemoryStore {

@@ -4,8 +4,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use uuid::Uuid;
 
-use crate::ports::IdGenerator;
-use crate::values::ShareToken;
+use procflow_domain::ports::IdGenerator;
+use procflow_domain::values::ShareToken;
 
 /// An [`IdGenerator`] handing out 1, 2, 3, ... as UUIDs (increasing, like UUIDv7) and
 /// `token-1`, `token-2`, ... as share tokens.

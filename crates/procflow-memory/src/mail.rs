@@ -1,34 +1,18 @@
 //! `MailQueue` and `NoticeStore` in memory: leases, one email per event, and notices taken
 //! once, as PostgreSQL keeps them.
 
-use std::collections::{HashMap, HashSet};
-
 use async_trait::async_trait;
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
-use super::store::InMemoryStore;
-use crate::error::DomainResult;
-use crate::ids::{RunId, TaskId, TeamId};
-use crate::mail::{ClaimedMail, DueNotice, MailSettlement, MailStatus, NewMail, OVERDUE_REPEAT};
-use crate::ports::{Backlog, MailQueue, NoticeDecision, NoticeStore};
-use crate::run::RunStatus;
-
-#[derive(Debug, Default)]
-pub(super) struct MailState {
-    mails: Vec<MailRow>,
-    reminded: HashSet<(TeamId, RunId)>,
-    overdue_next: HashMap<(TeamId, RunId, TaskId), OffsetDateTime>,
-}
-
-#[derive(Debug)]
-struct MailRow {
-    mail: NewMail,
-    status: MailStatus,
-    attempts: u32,
-    due_at: OffsetDateTime,
-    lease: Option<Uuid>,
-}
+use crate::state::MailRow;
+use crate::store::InMemoryStore;
+use procflow_domain::error::DomainResult;
+use procflow_domain::mail::{
+    ClaimedMail, DueNotice, MailSettlement, MailStatus, NewMail, OVERDUE_REPEAT,
+};
+use procflow_domain::ports::{Backlog, MailQueue, NoticeDecision, NoticeStore};
+use procflow_domain::run::RunStatus;
 
 impl InMemoryStore {
     /// Every email queued so far, in order, with where it stands.

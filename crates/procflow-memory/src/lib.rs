@@ -1,0 +1,23 @@
+#![doc = include_str!("../README.md")]
+#![deny(missing_docs)]
+
+mod clock;
+mod idempotency;
+mod ids;
+mod keys;
+mod mail;
+mod outbox;
+mod rate_limits;
+mod runs;
+mod state;
+mod store;
+mod teams;
+mod templates;
+mod webhooks;
+mod windows;
+
+pub use clock::FixedClock;
+pub use ids::SequentialIds;
+pub use keys::ScriptedKeyChanges;
+pub use store::InMemoryStore;
+pub use webhooks::{ManualSignal, ScriptedSender};

@@ -57,16 +57,68 @@ impl ElementType {
     /// ```
     #[must_use]
     pub const fn is_display_only(self) -> bool {
-        matches!(
-            self,
-            Self::Text | Self::Image | Self::Video | Self::File | Self::LineBreak
-        )
+        // Every type named, here and in the predicates below, so that a new type is a compile
+        // error until someone decides its answer.
+        match self {
+            Self::ShortText
+            | Self::LongText
+            | Self::Number
+            | Self::Email
+            | Self::Website
+            | Self::Date
+            | Self::Checkbox
+            | Self::Dropdown
+            | Self::Multichoice => false,
+            Self::Text | Self::Image | Self::Video | Self::File | Self::LineBreak => true,
+        }
     }
 
     /// Whether elements of this type carry `options`.
     #[must_use]
     pub const fn has_options(self) -> bool {
-        matches!(self, Self::Dropdown | Self::Multichoice)
+        match self {
+            Self::Dropdown | Self::Multichoice => true,
+            Self::ShortText
+            | Self::LongText
+            | Self::Number
+            | Self::Email
+            | Self::Website
+            | Self::Date
+            | Self::Checkbox
+            | Self::Text
+            | Self::Image
+            | Self::Video
+            | Self::File
+            | Self::LineBreak => false,
+        }
+    }
+
+    /// Whether elements of this type carry a `file_url`.
+    ///
+    /// ```
+    /// use procflow_domain::element::ElementType;
+    ///
+    /// assert!(ElementType::File.has_file_url());
+    /// assert!(!ElementType::Image.has_file_url());
+    /// ```
+    #[must_use]
+    pub const fn has_file_url(self) -> bool {
+        match self {
+            Self::File => true,
+            Self::ShortText
+            | Self::LongText
+            | Self::Number
+            | Self::Email
+            | Self::Website
+            | Self::Date
+            | Self::Checkbox
+            | Self::Dropdown
+            | Self::Multichoice
+            | Self::Text
+            | Self::Image
+            | Self::Video
+            | Self::LineBreak => false,
+        }
     }
 }
 

@@ -7,6 +7,8 @@ pub mod error;
 mod guest;
 pub mod idempotency;
 pub mod keys;
+#[doc(hidden)]
+pub mod measure;
 pub mod metrics;
 pub mod middleware;
 pub mod openapi;

@@ -62,10 +62,32 @@ pub fn init_metrics() {
 mod tests {
     use super::*;
 
+    use tracing::Level;
+
+    // The only test of this binary that installs a subscriber: the process-wide one is set at
+    // most once, so a second test doing so would see this one's.
     #[test]
     fn a_bad_filter_is_refused_and_a_good_one_installs_once() {
         assert!(init(LogFormat::Text, "procflow=loud").is_err());
+        assert!(
+            !tracing::dispatcher::has_been_set(),
+            "a refused filter installs nothing"
+        );
+
         assert!(init(LogFormat::Json, "procflow=debug,warn").is_ok());
+        assert!(tracing::dispatcher::has_been_set());
+        let first_filter_decides = || {
+            tracing::enabled!(target: "procflow", Level::DEBUG)
+                && !tracing::enabled!(target: "elsewhere", Level::INFO)
+        };
+        assert!(first_filter_decides(), "the first good filter is installed");
+
+        // A later call succeeds and changes nothing: its filter (`info`) would enable the
+        // second and refuse the first.
         assert!(init(LogFormat::Text, "info").is_ok());
+        assert!(
+            first_filter_decides(),
+            "a later call replaced the subscriber"
+        );
     }
 }

@@ -151,6 +151,12 @@ fn value_of(element: &CustomElement, texts: &[&str]) -> Result<Value, Validation
         element: element.name(),
         expected: expected.to_owned(),
     };
+    // Every other input sends one text, and a blank one is no value.
+    let one = || match texts {
+        [] => Ok(None),
+        [text] => Ok(Some(*text).filter(|t| !t.trim().is_empty())),
+        _ => Err(invalid("one value")),
+    };
     let value = match element.element_type {
         // A browser sends a checked box's value ("on" unless the page says otherwise) and
         // nothing for an unchecked one.
@@ -161,26 +167,22 @@ fn value_of(element: &CustomElement, texts: &[&str]) -> Result<Value, Validation
         },
         ElementType::Multichoice if texts.is_empty() => Value::Null,
         ElementType::Multichoice => texts.iter().map(|t| Value::from(*t)).collect(),
-        _ => {
-            let text = match texts {
-                [] => "",
-                [one] => one,
-                _ => return Err(invalid("one value")),
-            };
-            if text.trim().is_empty() {
-                Value::Null
-            } else {
-                match element.element_type {
-                    ElementType::Number => {
-                        number(text.trim()).ok_or_else(|| invalid("a number"))?
-                    }
-                    ElementType::ShortText => Value::from(text),
-                    ElementType::LongText => Value::from(normalise_newlines(text)),
-                    // What browsers strip from these inputs, a forged post may still send.
-                    _ => Value::from(text.trim()),
-                }
-            }
+        ElementType::Number => match one()? {
+            Some(text) => number(text.trim()).ok_or_else(|| invalid("a number"))?,
+            None => Value::Null,
+        },
+        ElementType::ShortText => one()?.map_or(Value::Null, Value::from),
+        ElementType::LongText => one()?.map_or(Value::Null, |t| normalise_newlines(t).into()),
+        // What browsers strip from these inputs, a forged post may still send.
+        ElementType::Email | ElementType::Website | ElementType::Date | ElementType::Dropdown => {
+            one()?.map_or(Value::Null, |t| t.trim().into())
         }
+        // No input: the form offers none, and `validate_write` refuses any write to them.
+        ElementType::Text
+        | ElementType::Image
+        | ElementType::Video
+        | ElementType::File
+        | ElementType::LineBreak => Value::Null,
     };
     element.validate_write(&value)?;
     Ok(value)

@@ -305,21 +305,21 @@ fn build_element(
         }
         (false, None) => None,
     };
-    let file_url = match (kind, doc.file_url) {
-        (ElementType::File, Some(url)) => Some(url_text(&format!("{path}.file_url"), url)?),
-        (ElementType::File, None) => {
+    let file_url = match (kind.has_file_url(), doc.file_url) {
+        (true, Some(url)) => Some(url_text(&format!("{path}.file_url"), url)?),
+        (true, None) => {
             return Err(at(
                 &format!("{path}.file_url"),
-                "a file element needs a file_url",
+                format!("a {kind} element needs a file_url"),
             ));
         }
-        (_, Some(_)) => {
+        (false, Some(_)) => {
             return Err(at(
                 &format!("{path}.file_url"),
                 format!("a {kind} element has no file_url"),
             ));
         }
-        (_, None) => None,
+        (false, None) => None,
     };
     let mut element = CustomElement {
         id,
@@ -366,7 +366,15 @@ fn display_or_default(
                 format!("a {} element has no value", element.element_type),
             )),
         },
-        _ => match value {
+        ElementType::ShortText
+        | ElementType::LongText
+        | ElementType::Number
+        | ElementType::Email
+        | ElementType::Website
+        | ElementType::Date
+        | ElementType::Checkbox
+        | ElementType::Dropdown
+        | ElementType::Multichoice => match value {
             None => Ok(None),
             Some(value) => element
                 .validate_write(&value)

@@ -165,14 +165,40 @@ fn value_text(value: &Value) -> Cow<'_, str> {
 
 /// A stored value as a read-only task shows it.
 fn shown(element: &CustomElement) -> Cow<'_, str> {
-    match (&element.value, element.element_type) {
-        (None, _) => Cow::Borrowed(""),
-        (Some(Value::Bool(true)), ElementType::Checkbox) => Cow::Borrowed("Yes"),
-        (Some(Value::Bool(false)), ElementType::Checkbox) => Cow::Borrowed("No"),
-        (Some(Value::Array(items)), _) => {
+    let Some(value) = &element.value else {
+        return Cow::Borrowed("");
+    };
+    // Every type named, so that a new one is a compile error until someone decides how a
+    // read-only task shows it.
+    match element.element_type {
+        ElementType::Checkbox => match value {
+            Value::Bool(true) => Cow::Borrowed("Yes"),
+            Value::Bool(false) => Cow::Borrowed("No"),
+            other => listed(other),
+        },
+        ElementType::ShortText
+        | ElementType::LongText
+        | ElementType::Number
+        | ElementType::Email
+        | ElementType::Website
+        | ElementType::Date
+        | ElementType::Dropdown
+        | ElementType::Multichoice
+        | ElementType::Text
+        | ElementType::Image
+        | ElementType::Video
+        | ElementType::File
+        | ElementType::LineBreak => listed(value),
+    }
+}
+
+/// A value as text, the items of an array joined.
+fn listed(value: &Value) -> Cow<'_, str> {
+    match value {
+        Value::Array(items) => {
             Cow::Owned(items.iter().map(value_text).collect::<Vec<_>>().join(", "))
         }
-        (Some(value), _) => value_text(value),
+        other => value_text(other),
     }
 }
 

@@ -3,6 +3,8 @@
 //! (PostgreSQL cannot store it; the server answers 400), titles are not blank, a relative due
 //! date's duration grammar, a run's due date, a template task's assignee, the guest's form.
 
+use std::collections::BTreeSet;
+
 use serde_json::{Value, json};
 
 use procflow_domain::element::ElementType;
@@ -90,8 +92,11 @@ pub(super) fn complete(document: &mut Value) {
 /// `file_url` exactly on files, the content of display-only ones, a default of the type's kind
 /// on input ones (none on dropdowns and multichoices: it must be one of their `options`, which
 /// a schema cannot say).
+///
+/// Each rule comes from an exhaustive `match` over [`ElementType`] (the domain's predicates and
+/// [`value_rule`]), so that a new element type cannot be left out of the document.
 fn element_rules() -> Value {
-    let of = |keep: fn(ElementType) -> bool| -> Value {
+    let types = |keep: &dyn Fn(ElementType) -> bool| -> Value {
         let names: Vec<&str> = ElementType::ALL
             .into_iter()
             .filter(|kind| keep(*kind))
@@ -99,13 +104,13 @@ fn element_rules() -> Value {
             .collect();
         json!({"properties": {"type": {"enum": names}}, "required": ["type"]})
     };
-    json!([
-        {
-            "if": of(|kind| !kind.is_display_only()),
+    let mut rules = vec![
+        json!({
+            "if": types(&|kind| !kind.is_display_only()),
             "then": {"required": ["label"], "properties": {"label": {"pattern": TITLE_PATTERN}}},
-        },
-        {
-            "if": of(ElementType::has_options),
+        }),
+        json!({
+            "if": types(&ElementType::has_options),
             "then": {
                 "required": ["options"],
                 "properties": {"options": {
@@ -116,49 +121,94 @@ fn element_rules() -> Value {
                 }},
             },
             "else": {"properties": {"options": {"type": "null"}}},
-        },
-        {
-            "if": of(|kind| kind == ElementType::Text),
-            "then": {"required": ["value"], "properties": {"value": {"type": "string", "maxLength": MAX_TEXT_CHARS, "pattern": TITLE_PATTERN}}},
-        },
-        {
-            "if": of(|kind| matches!(kind, ElementType::Image | ElementType::Video)),
-            "then": {"required": ["value"], "properties": {"value": {"type": "string", "format": "uri", "maxLength": MAX_URL_BYTES}}},
-        },
-        {
-            "if": of(|kind| matches!(kind, ElementType::File | ElementType::LineBreak | ElementType::Dropdown | ElementType::Multichoice)),
-            "then": {"properties": {"value": {"type": "null"}}},
-        },
-        {
-            "if": of(|kind| matches!(kind, ElementType::ShortText | ElementType::LongText)),
-            "then": {"properties": {"value": {"type": ["string", "null"], "maxLength": MAX_TEXT_CHARS, "pattern": TEXT_PATTERN}}},
-        },
-        {
-            "if": of(|kind| kind == ElementType::Number),
-            "then": {"properties": {"value": {"type": ["number", "null"]}}},
-        },
-        {
-            "if": of(|kind| kind == ElementType::Checkbox),
-            "then": {"properties": {"value": {"type": ["boolean", "null"]}}},
-        },
-        {
-            "if": of(|kind| kind == ElementType::Email),
-            "then": {"properties": {"value": {"type": ["string", "null"], "format": "email"}}},
-        },
-        {
-            "if": of(|kind| kind == ElementType::Website),
-            "then": {"properties": {"value": {"type": ["string", "null"], "format": "uri", "maxLength": MAX_URL_BYTES}}},
-        },
-        {
-            "if": of(|kind| kind == ElementType::Date),
-            "then": {"properties": {"value": {"type": ["string", "null"], "format": "date"}}},
-        },
-        {
-            "if": of(|kind| kind == ElementType::File),
-            "then": {"required": ["file_url"], "properties": {"file_url": {"type": "string"}}},
-            "else": {"properties": {"file_url": {"type": "null"}}},
-        },
-    ])
+        }),
+    ];
+    // One `if` per value rule, the types that share it together, in the order `ValueRule`
+    // declares them.
+    let by_rule: BTreeSet<ValueRule> = ElementType::ALL.into_iter().map(value_rule).collect();
+    rules.extend(by_rule.into_iter().map(|rule| {
+        json!({
+            "if": types(&|kind| value_rule(kind) == rule),
+            "then": rule.then(),
+        })
+    }));
+    rules.push(json!({
+        "if": types(&ElementType::has_file_url),
+        "then": {"required": ["file_url"], "properties": {"file_url": {"type": "string"}}},
+        "else": {"properties": {"file_url": {"type": "null"}}},
+    }));
+    Value::Array(rules)
+}
+
+/// What the `value` of an authoring document's element may be, by the element's type.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum ValueRule {
+    /// The HTML content, required.
+    Html,
+    /// The URL shown, required.
+    Media,
+    /// None: the type has no value, or a default a schema cannot check (one of the options).
+    Nothing,
+    /// A text default.
+    Text,
+    /// A number default.
+    Number,
+    /// A boolean default.
+    Boolean,
+    /// An email address default.
+    Email,
+    /// A URL default.
+    Website,
+    /// A calendar date default.
+    Date,
+}
+
+/// The rule of an element type's `value`: every type named, so that a new one is a compile
+/// error here until the document says what its value may be.
+fn value_rule(kind: ElementType) -> ValueRule {
+    match kind {
+        ElementType::Text => ValueRule::Html,
+        ElementType::Image | ElementType::Video => ValueRule::Media,
+        ElementType::File
+        | ElementType::LineBreak
+        | ElementType::Dropdown
+        | ElementType::Multichoice => ValueRule::Nothing,
+        ElementType::ShortText | ElementType::LongText => ValueRule::Text,
+        ElementType::Number => ValueRule::Number,
+        ElementType::Checkbox => ValueRule::Boolean,
+        ElementType::Email => ValueRule::Email,
+        ElementType::Website => ValueRule::Website,
+        ElementType::Date => ValueRule::Date,
+    }
+}
+
+impl ValueRule {
+    /// The `then` of the rule's `if`.
+    fn then(self) -> Value {
+        match self {
+            Self::Html => {
+                json!({"required": ["value"], "properties": {"value": {"type": "string", "maxLength": MAX_TEXT_CHARS, "pattern": TITLE_PATTERN}}})
+            }
+            Self::Media => {
+                json!({"required": ["value"], "properties": {"value": {"type": "string", "format": "uri", "maxLength": MAX_URL_BYTES}}})
+            }
+            Self::Nothing => json!({"properties": {"value": {"type": "null"}}}),
+            Self::Text => {
+                json!({"properties": {"value": {"type": ["string", "null"], "maxLength": MAX_TEXT_CHARS, "pattern": TEXT_PATTERN}}})
+            }
+            Self::Number => json!({"properties": {"value": {"type": ["number", "null"]}}}),
+            Self::Boolean => json!({"properties": {"value": {"type": ["boolean", "null"]}}}),
+            Self::Email => {
+                json!({"properties": {"value": {"type": ["string", "null"], "format": "email"}}})
+            }
+            Self::Website => {
+                json!({"properties": {"value": {"type": ["string", "null"], "format": "uri", "maxLength": MAX_URL_BYTES}}})
+            }
+            Self::Date => {
+                json!({"properties": {"value": {"type": ["string", "null"], "format": "date"}}})
+            }
+        }
+    }
 }
 
 /// The names of the component schemas a request body refers to, directly or through others.

@@ -345,30 +345,3 @@ fn headers_name_the_quota_and_the_retry() {
         let _ = actix_web::http::header::HeaderName::from_static(name);
     }
 }
-
-/// Timings of the gate with a limiter in memory: `cargo test -p procflow-http --release
-/// --lib rate_limit::tests::timings -- --ignored --nocapture`.
-#[tokio::test]
-#[ignore = "a measurement, not a check"]
-async fn timings() {
-    const ROUNDS: usize = 100_000;
-    let setup = Setup::new(1);
-    setup.admit(1).await.unwrap();
-    let mut samples = Vec::with_capacity(ROUNDS);
-    for _ in 0..ROUNDS {
-        let started = std::time::Instant::now();
-        let refused = setup.admit(1).await;
-        samples.push(started.elapsed());
-        assert!(matches!(refused, Err(Refusal::Limited { .. })));
-    }
-    assert_eq!(setup.calls(), 2);
-    samples.sort();
-    let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
-    let mean = samples.iter().map(|d| us(*d)).sum::<f64>() / ROUNDS as f64;
-    println!(
-        "cached refusal through RateLimitGate::admit: {ROUNDS} rounds, mean {mean:.3} µs, \
-         p50 {:.3} µs, p99 {:.3} µs",
-        us(samples[ROUNDS / 2]),
-        us(samples[ROUNDS * 99 / 100]),
-    );
-}

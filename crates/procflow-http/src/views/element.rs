@@ -47,7 +47,9 @@ impl<'a> From<&'a CustomElement> for ElementView<'a> {
                 .options
                 .as_deref()
                 .filter(|_| element.element_type.has_options()),
-            file_url: (element.element_type == ElementType::File)
+            file_url: element
+                .element_type
+                .has_file_url()
                 .then_some(element.file_url.as_deref()),
         }
     }

@@ -1,5 +1,5 @@
-//! The page's view of a run, over the domain's fakes; and a measurement of its rendering
-//! beside the API's JSON of the same tasks (ignored: a measurement, not a check).
+//! The page's view of a run, over the domain's fakes. What rendering it costs is measured by
+//! the crate's `guest_page_timings` example, not here.
 
 use std::sync::Arc;
 
@@ -69,48 +69,4 @@ async fn every_task_of_the_run_is_on_the_page_once() {
     }
     assert_eq!(html.matches("<form ").count(), 3);
     assert_eq!(html.matches("<input ").count(), 9);
-}
-
-#[tokio::test]
-#[ignore = "a measurement, not a check"]
-async fn timings() {
-    #[derive(serde::Serialize)]
-    struct Envelope<'a> {
-        data: Vec<crate::views::RunTaskListView<'a>>,
-    }
-    const ROUNDS: u32 = 500;
-    let shared = shared_run(50).await;
-    // The fastest of 5 batches: the machine is shared.
-    let fastest = |work: &dyn Fn() -> usize| {
-        (0..5)
-            .map(|_| {
-                let started = std::time::Instant::now();
-                let mut bytes = 0;
-                for _ in 0..ROUNDS {
-                    bytes = work();
-                }
-                (started.elapsed() / ROUNDS, bytes)
-            })
-            .min()
-            .unwrap()
-    };
-    let (page, bytes) = fastest(&|| render(&shared).len());
-    let link = Link::from_page(shared.run.id, "token");
-    let (build, _) = fastest(&|| {
-        PageView::new(&shared, &link, OffsetDateTime::UNIX_EPOCH, None)
-            .sections
-            .len()
-    });
-    let (api, json_bytes) = fastest(&|| {
-        let data = shared
-            .tasks
-            .iter()
-            .map(crate::views::RunTaskListView::from)
-            .collect();
-        serde_json::to_vec(&Envelope { data }).unwrap().len()
-    });
-    println!(
-        "50 tasks x 3 fields: the guest page {page:?} ({bytes} bytes; its view {build:?}), the \
-         API's JSON {api:?} ({json_bytes} bytes)"
-    );
 }

@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use procflow_domain::fakes::{FixedClock, InMemoryStore, SequentialIds};
+use procflow_memory::{FixedClock, InMemoryStore, SequentialIds};
 use procflow_domain::service::{CreateRun, Ports, Procflow, SharedRun};
 use procflow_domain::sharing::Invitation;
 use procflow_domain::template::TemplateDocument;

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use procflow_domain::error::DomainResult;
-use procflow_domain::fakes::{FixedClock, InMemoryStore};
+use procflow_memory::{FixedClock, InMemoryStore};
 use procflow_domain::ids::{ApiKeyId, UserId};
 use procflow_domain::ports::{Admission, RateLimiter, TeamStore};
 use procflow_domain::team::{ApiKey, KeyScope};

@@ -112,10 +112,11 @@ SET status = 'active', is_shared = false, open_tasks = open_tasks - 1, updated_a
     completed_at = NULL
 WHERE runs.team_id = :team AND runs.id = bench.uuid(:run_ms, :pool_tag, 0);
 
+-- One id for the row and its payload: the worker marks an event dispatched by its id.
 INSERT INTO outbox (id, team_id, kind, payload, occurred_at, due_at)
-VALUES (gen_random_uuid(), :team, 'process_step.completed',
+SELECT e.id, :team, 'process_step.completed',
         jsonb_build_object(
-            'version', 4, 'id', gen_random_uuid(), 'team_id', CAST(:team AS uuid),
+            'version', 4, 'id', e.id, 'team_id', CAST(:team AS uuid),
             'occurred_at', now(), 'payload', jsonb_build_object(
                 'kind', 'task_completed', 'task', jsonb_build_object(
                     'id', bench.uuid(:run_ms, :pool_tag, :task_n), 'title', 'Task',
@@ -124,7 +125,8 @@ VALUES (gen_random_uuid(), :team, 'process_step.completed',
                     'completed_at', now(), 'completed_by', 'api', 'webhook_enabled', false,
                     'template_task_id', gen_random_uuid(), 'section_id', gen_random_uuid(),
                     'due_date', NULL))),
-        now(), now());
+        now(), now()
+FROM (SELECT gen_random_uuid() AS id) AS e;
 
 \endpipeline
 

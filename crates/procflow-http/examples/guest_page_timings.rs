@@ -11,12 +11,12 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use procflow_memory::{FixedClock, InMemoryStore, SequentialIds};
 use procflow_domain::service::{CreateRun, Ports, Procflow, SharedRun};
 use procflow_domain::sharing::Invitation;
 use procflow_domain::template::TemplateDocument;
 use procflow_http::measure;
 use procflow_http::views::RunTaskListView;
+use procflow_memory::{FixedClock, InMemoryStore, SequentialIds};
 use serde_json::json;
 
 const TASKS: usize = 50;

@@ -17,11 +17,11 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use procflow_domain::error::DomainResult;
-use procflow_memory::{FixedClock, InMemoryStore};
 use procflow_domain::ids::{ApiKeyId, UserId};
 use procflow_domain::ports::{Admission, RateLimiter, TeamStore};
 use procflow_domain::team::{ApiKey, KeyScope};
 use procflow_http::rate_limit::{RateLimitGate, Refusal};
+use procflow_memory::{FixedClock, InMemoryStore};
 use time::OffsetDateTime;
 use uuid::Uuid;
 

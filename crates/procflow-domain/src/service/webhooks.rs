@@ -261,8 +261,9 @@ impl Webhooks {
     /// endpoint of the event's team subscribed to it and existing when it happened, and (with
     /// [`with_mail`](Self::with_mail)) the emails they call for. Safe to
     /// repeat after a crash (the queue keeps one delivery per event and endpoint). An event
-    /// whose stored form cannot be read is set aside on its own (reading it again would fail
-    /// again), after the others are dispatched; the answer names it.
+    /// whose stored form cannot be read, or names another event than its row, is set aside on
+    /// its own (reading it again would fail again), after the others are dispatched; the
+    /// answer names it.
     ///
     /// # Errors
     /// Store failures; the events taken are then handed out again when their lease runs out.
@@ -274,7 +275,14 @@ impl Webhooks {
         let mut set_aside = Vec::new();
         for entry in entries {
             match entry.event {
-                Ok(event) => events.push(event),
+                Ok(event) if event.id == entry.id => events.push(event),
+                // Completing it would name another row: it would be handed out again after
+                // every lease, forever.
+                Ok(event) => set_aside.push(SetAside {
+                    id: entry.id,
+                    kind: entry.kind,
+                    error: format!("its payload names event {}, not its row's id", event.id),
+                }),
                 Err(unreadable) => set_aside.push(SetAside {
                     id: entry.id,
                     kind: entry.kind,

@@ -82,6 +82,41 @@ async fn an_unreadable_event_is_set_aside_and_the_rest_of_its_batch_dispatched(e
     );
 }
 
+conformance_test!(an_event_whose_payload_names_another_event_is_set_aside);
+async fn an_event_whose_payload_names_another_event_is_set_aside(env: Env) {
+    let template = published(&env, &env.team, document()).await;
+    env.procflow
+        .create_run(&env.team, start(&template))
+        .await
+        .unwrap();
+    // Leases the service's own event far away; its copy below has a row id of its own.
+    let event = env.events().await.remove(0);
+    let copy = env
+        .append_stored(
+            &env.team,
+            "process_run.created",
+            procflow_domain::event::to_stored(&event).unwrap(),
+        )
+        .await;
+    let dispatched = env
+        .webhooks
+        .dispatch(10, Duration::minutes(1))
+        .await
+        .unwrap();
+    assert_eq!(dispatched.taken, 1);
+    assert_eq!(dispatched.set_aside.len(), 1);
+    assert_eq!(dispatched.set_aside[0].id, copy);
+    assert!(
+        dispatched.set_aside[0]
+            .error
+            .contains(&format!("names event {}", event.id)),
+        "{:?}",
+        dispatched.set_aside
+    );
+    let later = env.clock_now() + Duration::hours(1);
+    assert!(env.store.claim(10, later, later).await.unwrap().is_empty());
+}
+
 conformance_test!(a_requeued_event_is_claimed_again_and_only_a_dead_one_can_be);
 async fn a_requeued_event_is_claimed_again_and_only_a_dead_one_can_be(env: Env) {
     let template = published(&env, &env.team, document()).await;

@@ -29,6 +29,7 @@ mod api {
     pub mod metrics;
     pub mod nul_text;
     pub mod openapi;
+    pub mod openapi_types;
     pub mod outbox_dead;
     pub mod pagination;
     pub mod rate_limit;
@@ -38,6 +39,7 @@ mod api {
     pub mod tasks;
     pub mod templates;
     pub mod text_limits;
+    pub mod unknown_query;
     pub mod webhook_delivery;
     pub mod webhooks;
 }

@@ -20,9 +20,11 @@ pub(crate) struct Readiness {
     status: String,
 }
 
-/// Every error: `{"error": {"code", "message"}}`.
+/// Every error: `{"error": {"code", "message"}}`. Named `ErrorResponse`, not `Error`:
+/// openapi-python-client names a model's local variable after the model, and for a model
+/// `Error` with a field `error` that code does not pass `mypy --strict` (docs/clients.md).
 #[derive(Serialize, ToSchema)]
-pub(crate) struct Error {
+pub(crate) struct ErrorResponse {
     error: ErrorBody,
 }
 

@@ -20,7 +20,7 @@ pub enum Unit {
 }
 
 impl Unit {
-    /// Every unit, longest first: the order [`format`] tries them in.
+    /// Every unit, longest first: the order [`format()`] tries them in.
     pub const ALL: [Self; 5] = [
         Self::Days,
         Self::Hours,

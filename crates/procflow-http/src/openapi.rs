@@ -51,7 +51,7 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
     // `ElementDocument` is referred to by name from the `custom_elements` of a
     // `TaskDocument`, whose schema the domain builds with its limit.
     components(schemas(
-        schemas::ErrorResponse,
+        procflow_wire::ErrorResponse,
         procflow_domain::template::ElementDocument,
         procflow_domain::webhook::WebhookEvent,
         webhooks::Envelope

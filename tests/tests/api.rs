@@ -13,6 +13,7 @@
 mod api {
     pub mod auth;
     pub mod batch;
+    pub mod client;
     pub mod concurrency;
     pub mod conditional;
     pub mod elements;

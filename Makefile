@@ -3,7 +3,7 @@
 #   make test    the whole test suite, on its own throwaway PostgreSQL
 #   make check   fmt, clippy (warnings denied), rustdoc, cargo-deny, openapi.json fresh, the tests
 #   make openapi regenerate docs/openapi.json from the code
-#   make clients-check  lint docs/openapi.json and generate a client from it (docs/clients.md)
+#   make clients-check  lint docs/openapi.json; Python and TypeScript clients from it, type-checked (docs/clients.md)
 #   make bench   throughput and latency beside the SQL floor (target/bench/report.md)
 #   make fuzz    schemathesis on a release build, every operation and check (docs/reliability.md)
 #   make chaos   kill -9, PostgreSQL restarts and pool exhaustion under load (docs/reliability.md)
@@ -66,15 +66,18 @@ openapi-check:
 
 check: fmt clippy doc deny openapi-check test
 
-# The tools of clients-check, pinned in tests/clients/: openapi-python-client (PyPI, into a
-# virtualenv at target/tools/clients) and Redocly CLI (npm ci of the lockfile); installed when
-# absent or when their pins changed.
+# The tools of clients-check, pinned in tests/clients/: openapi-python-client and mypy (PyPI,
+# into a virtualenv at target/tools/clients), Redocly CLI, openapi-typescript, openapi-fetch and
+# TypeScript (npm ci of the lockfile); installed when absent or when their pins changed.
 clients-tools:
 	@scripts/ensure-clients.sh >/dev/null
 
 ## What a third-party client needs of docs/openapi.json: Redocly CLI's lint (redocly.yaml) and
 ## openapi-python-client's generation, into a temporary directory, fail on any error or warning;
-## the generated client must compile, import and be typed. About 5 s (20 s with the install); CI runs it.
+## the generated client must compile, import, be typed and pass mypy --strict with the README
+## tour's calls; openapi-typescript's types must compile the same calls under tsc --strict, and
+## probes sending a number as a due date or an assignee must fail to type-check. About 45 s
+## (a minute more with the install); CI runs it.
 clients-check: clients-tools
 	@scripts/clients-check.sh
 

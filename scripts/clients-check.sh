@@ -7,6 +7,12 @@
 #   3. The generated client compiles (python -m compileall), every module of it imports, and no
 #      model field is left untyped (`Any`) but the element values that are any JSON by design
 #      (tests/clients/check_python_client.py).
+#   4. mypy --strict passes on the generated package and on the README tour's calls through it
+#      (tests/clients/python/tour.py), and FAILS on tests/clients/python/wrong_types.py (a
+#      number as a due date and as an assignee), on each of its marked lines.
+#   5. openapi-typescript generates types; tsc --strict compiles the tour's calls through
+#      openapi-fetch (tests/clients/typescript/tour.ts), and FAILS on each wrong_*.ts probe at
+#      its marked line; no property is `unknown` but the element values.
 # Nothing generated is kept. Usage: scripts/clients-check.sh [document] (default docs/openapi.json).
 # Docs: docs/clients.md.
 set -euo pipefail
@@ -53,7 +59,9 @@ elif [ "$redocly_status" -ne 0 ]; then
   failed=1
 fi
 
-# 2. openapi-python-client, with its ruff hooks (ruff comes with it, in the virtualenv).
+# 2. openapi-python-client, with its ruff hooks (ruff comes with it, in the virtualenv), which
+# read tests/clients/ruff.toml from the output's parent directory.
+cp "$ROOT/tests/clients/ruff.toml" "$WORK/ruff.toml"
 generate_status=0
 PATH="$BIN:$PATH" "$BIN/openapi-python-client" generate --path "$DOCUMENT" \
   --output-path "$WORK/procflow_client" --meta none --fail-on-warning \
@@ -76,6 +84,76 @@ else
   elif ! "$BIN/python" "$ROOT/tests/clients/check_python_client.py" "$WORK" procflow_client "$DOCUMENT"; then
     failed=1
   fi
+fi
+
+# A probe that must not type-check: the checker fails, and on every line marked
+# `error expected here` (so an error elsewhere, such as a missing module, does not count).
+# Usage: expect_refusal <probe file> <checker output file> <checker exit status>.
+expect_refusal() {
+  local probe="$1" output="$2" status="$3" name line
+  name="$(basename "$probe")"
+  if [ "$status" -eq 0 ]; then
+    say "$name type-checks, but it must not: a type was lost"
+    return 1
+  fi
+  for line in $(grep -n 'error expected here' "$probe" | cut -d: -f1); do
+    if ! grep -qE "^$name(:|\()$line[:,]" "$output"; then
+      say "$name: no type error on its line $line:"
+      cat "$output" >&2
+      return 1
+    fi
+  done
+}
+
+# 4. mypy --strict: the generated package and the tour pass; the wrong probe fails.
+if [ -d "$WORK/procflow_client" ]; then
+  cp "$ROOT"/tests/clients/python/*.py "$WORK/"
+  if ! (cd "$WORK" && "$BIN/mypy" --strict --no-incremental procflow_client tour.py) >"$WORK/mypy.log" 2>&1; then
+    say "mypy --strict on the generated client and tests/clients/python/tour.py:"
+    cat "$WORK/mypy.log" >&2
+    failed=1
+  else
+    mypy_status=0
+    (cd "$WORK" && "$BIN/mypy" --strict --no-incremental wrong_types.py) >"$WORK/mypy-wrong.log" 2>&1 || mypy_status=$?
+    if expect_refusal "$WORK/wrong_types.py" "$WORK/mypy-wrong.log" "$mypy_status"; then
+      say "mypy --strict: the tour passes, wrong_types.py is refused on each marked line"
+    else
+      failed=1
+    fi
+  fi
+fi
+
+# 5. TypeScript: openapi-typescript's types, openapi-fetch's calls, tsc --strict.
+TS="$WORK/typescript"
+mkdir -p "$TS"
+cp "$ROOT"/tests/clients/typescript/*.ts "$TS/"
+ln -s "$ROOT/tests/clients/node_modules" "$TS/node_modules"
+if ! tests/clients/node_modules/.bin/openapi-typescript "$DOCUMENT" --output "$TS/schema.d.ts" >"$WORK/openapi-typescript.log" 2>&1; then
+  say "openapi-typescript:"
+  cat "$WORK/openapi-typescript.log" >&2
+  failed=1
+else
+  tsc() { (cd "$TS" && node_modules/.bin/tsc --strict --noEmit --noUnusedLocals --target ES2022 \
+    --module ESNext --moduleResolution Bundler --lib ES2022,DOM "$@"); }
+  # A property typed `unknown`, or a union with `unknown` in it (which is `unknown`), but an
+  # element's `value` (any JSON by design, docs/clients.md).
+  if grep -nE '^ *"?[A-Za-z_]+"?\??: .*\bunknown\b' "$TS/schema.d.ts" |
+    grep -vE '^[0-9]+: *value\??: unknown;' >"$WORK/unknown.log"; then
+    say "openapi-typescript typed these properties \`unknown\`:"
+    cat "$WORK/unknown.log" >&2
+    failed=1
+  fi
+  if ! tsc tour.ts >"$WORK/tsc.log" 2>&1; then
+    say "tsc --strict on tests/clients/typescript/tour.ts:"
+    cat "$WORK/tsc.log" >&2
+    failed=1
+  fi
+  for probe in "$TS"/wrong_*.ts; do
+    tsc_status=0
+    tsc "$(basename "$probe")" >"$WORK/tsc-wrong.log" 2>&1 || tsc_status=$?
+    expect_refusal "$probe" "$WORK/tsc-wrong.log" "$tsc_status" || failed=1
+  done
+  [ "$failed" -ne 0 ] || say "tsc --strict: the tour compiles, each wrong_*.ts is refused on its marked line"
 fi
 
 if [ "$failed" -ne 0 ]; then

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Makes sure `make clients-check` has its two tools, both pinned in tests/clients/:
-#   - openapi-python-client (PyPI, tests/clients/requirements.txt, every dependency pinned) in a
+# Makes sure `make clients-check` has its tools, all pinned in tests/clients/:
+#   - openapi-python-client and mypy (PyPI, tests/clients/requirements.txt, every dependency pinned) in a
 #     virtualenv at target/tools/clients, made or remade when the requirements change;
-#   - Redocly CLI (npm, tests/clients/package-lock.json), installed with `npm ci` when absent
+#   - Redocly CLI, openapi-typescript, openapi-fetch and TypeScript (npm,
+#     tests/clients/package-lock.json), installed with `npm ci` when absent
 #     or when the lockfile changed.
 # Prints the virtualenv's bin directory.
 set -euo pipefail

@@ -13,6 +13,7 @@
 mod api {
     pub mod auth;
     pub mod batch;
+    pub mod client;
     pub mod concurrency;
     pub mod conditional;
     pub mod elements;
@@ -29,6 +30,7 @@ mod api {
     pub mod metrics;
     pub mod nul_text;
     pub mod openapi;
+    pub mod openapi_types;
     pub mod outbox_dead;
     pub mod pagination;
     pub mod rate_limit;
@@ -38,6 +40,7 @@ mod api {
     pub mod tasks;
     pub mod templates;
     pub mod text_limits;
+    pub mod unknown_query;
     pub mod webhook_delivery;
     pub mod webhooks;
 }

@@ -9,12 +9,11 @@ use procflow_domain::actor::Assignee;
 use procflow_domain::error::{Resource, ValidationError};
 use procflow_domain::ids::TemplateId;
 use procflow_domain::json;
-use procflow_domain::run::{Decision, ElementWrite, Prefill};
+use procflow_domain::run::{ElementWrite, Prefill};
 use procflow_domain::service::{CreateRun, UpdateTask};
 use procflow_domain::sharing::Invitation;
 use procflow_domain::values::Email;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
@@ -24,11 +23,25 @@ use crate::error::ApiError;
 use crate::params;
 
 mod batch;
+mod webhooks;
 
-pub use batch::UpdateTasksBody;
-pub mod webhooks;
+pub use procflow_wire::bodies::{
+    CreateRunBody, CreateWebhookBody, ElementWriteBody, InviteBody, PrefillBody, PublishBody,
+    TaskUpdateBody, TestWebhookBody, UpdateTaskBody, UpdateTasksBody, UpdateWebhookBody,
+};
 
-pub use webhooks::{CreateWebhookBody, TestWebhookBody, UpdateWebhookBody};
+/// A body of `procflow-wire` read into the use case's request of validated types. The bodies
+/// are the wire's (the client writes them too); what they mean to the domain is the server's.
+pub trait IntoRequest {
+    /// The use case's request.
+    type Request;
+
+    /// Parses every field, naming the one at fault.
+    ///
+    /// # Errors
+    /// 400 `validation_error` (or 404 for an id in the body that names nothing, as the path's).
+    fn into_request(self) -> Result<Self::Request, ApiError>;
+}
 
 /// A JSON body read strictly: the framework's checks (content type, size, syntax), then the
 /// typed reading, whose refusals name the path of the field at fault.
@@ -75,57 +88,14 @@ fn actor_email(text: Option<String>) -> Result<Option<Email>, ApiError> {
     Ok(text.and_then(|text| text.parse().ok()))
 }
 
-/// `absent` → `None`, `null` → `Some(None)`, a value → `Some(Some(v))`.
-fn nullable<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
-    Option::<String>::deserialize(d).map(Some)
-}
+impl IntoRequest for CreateRunBody {
+    type Request = CreateRun;
 
-/// Create a run (spec 4.6).
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(as = CreateRun)]
-pub struct CreateRunBody {
-    /// The template to run; it must be published.
-    #[schema(format = "uuid")]
-    template_id: String,
-    /// The run's title; the template's title when omitted.
-    #[serde(default)]
-    name: Option<String>,
-    /// Another name for `name` (spec 4.6); give one of the two.
-    #[serde(default)]
-    title: Option<String>,
-    /// An RFC 3339 timestamp, or a `YYYY-MM-DD` date (midnight UTC).
-    #[serde(default)]
-    due_date: Option<String>,
-    /// The email of an active team member to attribute the run to; `api` otherwise.
-    #[serde(default)]
-    actor_email: Option<String>,
-    /// Values pre-filled into form fields of the template's tasks.
-    #[serde(default)]
-    custom_elements: Vec<PrefillBody>,
-}
-
-/// A value pre-filled into a form field when a run starts.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(as = Prefill)]
-struct PrefillBody {
-    /// A template task id.
-    #[schema(format = "uuid")]
-    task_id: String,
-    /// The id of an input element of that task.
-    #[schema(format = "uuid")]
-    element_id: String,
-    /// A value of the element type's kind (spec 2.7).
-    value: Value,
-}
-
-impl CreateRunBody {
     /// The use-case request.
     ///
     /// # Errors
     /// 404 for a template id that is no id; 400 for a bad due date or pre-fill id.
-    pub fn into_request(self) -> Result<CreateRun, ApiError> {
+    fn into_request(self) -> Result<CreateRun, ApiError> {
         let template_id: TemplateId = params::id(&self.template_id, Resource::Template)?;
         let due_date = self.due_date.as_deref().map(due_date).transpose()?;
         let custom_elements = self
@@ -184,55 +154,15 @@ fn due_date(text: &str) -> Result<OffsetDateTime, ApiError> {
         })
 }
 
-/// Update a task (spec 4.11, API contract 6): every field optional, several per request.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(as = UpdateTask)]
-pub struct UpdateTaskBody {
-    /// True completes the task (approves an approval task), false reopens it.
-    #[serde(default)]
-    completed: Option<bool>,
-    /// True skips a task that is not essential; not with `completed: true`.
-    #[serde(default)]
-    skipped: Option<bool>,
-    /// A member's user id or email, or any other email (an external assignee); null
-    /// unassigns.
-    #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>)]
-    assignee: Option<Option<String>>,
-    /// Who acts: `completed_by` becomes that member's user id, else `api`.
-    #[serde(default)]
-    actor_email: Option<String>,
-    /// Values written to input elements; `value: null` clears one.
-    #[serde(default)]
-    custom_elements: Vec<ElementWriteBody>,
-    /// Only on approval tasks: `approved` completes it, `rejected` leaves it open.
-    #[serde(default)]
-    decision: Option<Decision>,
-    /// Recorded with the decision.
-    #[serde(default)]
-    comment: Option<String>,
-}
+impl IntoRequest for UpdateTaskBody {
+    type Request = UpdateTask;
 
-/// A value written to a form field.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(as = ElementWrite)]
-struct ElementWriteBody {
-    /// The element's id.
-    #[schema(format = "uuid")]
-    id: String,
-    /// A value of the element type's kind (spec 2.7), or null to clear it.
-    value: Value,
-}
-
-impl UpdateTaskBody {
     /// The use-case request.
     ///
     /// # Errors
     /// 400 for an assignee that is neither a user id nor an email, or an element id that is
     /// no id.
-    pub fn into_request(self) -> Result<UpdateTask, ApiError> {
+    fn into_request(self) -> Result<UpdateTask, ApiError> {
         let assignee = self
             .assignee
             .map(|assignee| assignee.map(|text| text.parse::<Assignee>()).transpose())
@@ -268,30 +198,14 @@ impl UpdateTaskBody {
     }
 }
 
-/// Share a run with a guest (spec 4.7); `{}` is valid.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(as = Invite)]
-pub struct InviteBody {
-    /// The guest's email: an invitation with the link is sent to it.
-    #[serde(default)]
-    #[schema(format = Email)]
-    email: Option<String>,
-    /// Remind a guest who has not opened the link; only with `email`. False when omitted.
-    #[serde(default)]
-    enable_reminders: Option<bool>,
-    /// Days before the reminder; 7 when omitted.
-    #[serde(default)]
-    #[schema(minimum = 1, maximum = 365)]
-    reminder_days: Option<i64>,
-}
+impl IntoRequest for InviteBody {
+    type Request = Invitation;
 
-impl InviteBody {
     /// The invitation.
     ///
     /// # Errors
     /// 400 for an email that is no email.
-    pub fn into_invitation(self) -> Result<Invitation, ApiError> {
+    fn into_request(self) -> Result<Invitation, ApiError> {
         let email = self
             .email
             .map(|e| {
@@ -306,13 +220,4 @@ impl InviteBody {
             reminder_days: self.reminder_days,
         })
     }
-}
-
-/// Publish or unpublish a template (API contract 5).
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(as = Publish)]
-pub struct PublishBody {
-    /// `true` publishes, `false` unpublishes.
-    pub published: bool,
 }

@@ -5,7 +5,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, ResponseError, error as actix_error, web};
 use procflow_domain::error::{DomainError, ErrorCode, Resource, ValidationError};
-use serde::Serialize;
+use procflow_wire::{ErrorBody, ErrorResponse};
 
 /// An error answer: its code (and so its status) from the one table, [`ErrorCode`], a human
 /// message, and any extra headers. Build it with the named constructors, or from a
@@ -15,17 +15,6 @@ pub struct ApiError {
     code: ErrorCode,
     message: String,
     headers: Vec<(HeaderName, String)>,
-}
-
-#[derive(Serialize)]
-struct Envelope<'a> {
-    error: Body<'a>,
-}
-
-#[derive(Serialize)]
-struct Body<'a> {
-    code: &'a str,
-    message: &'a str,
 }
 
 impl ApiError {
@@ -197,10 +186,12 @@ impl ResponseError for ApiError {
                 response.insert_header((name.clone(), value));
             }
         }
-        response.json(Envelope {
-            error: Body {
-                code: self.code.as_str(),
-                message: &self.message,
+        // The wire's envelope, the type procflow-client reads refusals with.
+        response.json(ErrorResponse {
+            error: ErrorBody {
+                code: self.code.as_str().to_owned(),
+                message: self.message.clone(),
+                request_id: None,
             },
         })
     }

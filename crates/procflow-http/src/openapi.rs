@@ -33,7 +33,9 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
             and sharing a run with a guest.\n\n\
             Every operation under `/api/v1` (but this document) takes `Authorization: Bearer \
             <API key>`. Bodies are JSON (`Content-Type: application/json`, at most 1 MiB); \
-            unknown fields and unknown query parameters are refused (400). Every response \
+            unknown fields are refused (400), and so are query parameters an operation does not \
+            list, on every operation but the guest pages (`/instance/...`, which read their \
+            `token` and ignore the rest, as links in emails may carry more). Every response \
             carries `X-Request-Id`; every authenticated response `RateLimit-Limit`, \
             `RateLimit-Remaining` and `RateLimit-Reset`. Every error is \
             `{\"error\": {\"code\", \"message\"}}`; a method a path does not list answers 405 \
@@ -49,7 +51,7 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
     // `ElementDocument` is referred to by name from the `custom_elements` of a
     // `TaskDocument`, whose schema the domain builds with its limit.
     components(schemas(
-        schemas::Error,
+        procflow_wire::ErrorResponse,
         procflow_domain::template::ElementDocument,
         procflow_domain::webhook::WebhookEvent,
         webhooks::Envelope

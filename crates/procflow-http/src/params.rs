@@ -8,6 +8,7 @@ use serde::Deserialize;
 
 use crate::error::ApiError;
 
+pub mod no_query;
 pub mod webhooks;
 
 /// Parses an id from the path; text that is no id names no resource: 404.

@@ -131,6 +131,14 @@ pub fn configure(config: &mut web::ServiceConfig) {
         let routes = by_path.entry(operation.path.clone()).or_default();
         for method in &operation.methods {
             let route = (operation.route)().method(method.clone());
+            // Innermost: refused like an extractor's refusal, after the key is admitted.
+            let route = if operation.takes_query() {
+                route
+            } else {
+                route.wrap(actix_web::middleware::from_fn(
+                    crate::params::no_query::refuse,
+                ))
+            };
             let route = if authenticated(&operation.path) {
                 authenticated_route(method, route)
             } else {

@@ -1,49 +1,17 @@
-//! Response bodies: the envelopes of spec 2.1 and one view per resource shape of spec 2.
+//! Answers: the views of `procflow-wire` (one per resource shape of spec 2, shared with the
+//! client) in the envelopes of spec 2.1, as actix responses.
 
-mod element;
-mod run;
-mod share;
-mod task;
-mod template;
-mod webhook;
-
-pub use element::ElementView;
-pub use run::{CreatedRunView, RunView};
-pub use share::ShareResultView;
-pub use task::{RunTaskListView, RunTaskView, TemplateTaskView};
-pub use template::{TemplateListView, TemplateView};
-pub use webhook::{DeliveryView, WebhookView, WebhookWithSecretView};
+pub use procflow_wire::views::{
+    CreatedRunView, DeliveryView, ElementView, RunTaskListView, RunTaskView, RunView,
+    ShareResultView, TemplateListView, TemplateTaskView, TemplateView, WebhookView,
+    WebhookWithSecretView,
+};
+pub use procflow_wire::{Data, List, Pagination};
 
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use procflow_domain::values::Page;
 use serde::Serialize;
-
-/// `{ "data": <object> }`
-#[derive(Serialize)]
-pub struct Data<T> {
-    /// The resource.
-    pub data: T,
-}
-
-/// `{ "data": [...], "pagination": { "next_cursor", "has_more" } }`
-#[derive(Serialize)]
-pub struct List<T> {
-    /// The page's items.
-    pub data: Vec<T>,
-    /// Where the next page starts.
-    pub pagination: Pagination,
-}
-
-/// The pagination block of a list.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct Pagination {
-    /// The last item's id, to pass back as `cursor`; null on an empty page.
-    #[schema(format = "uuid", required = true)]
-    pub next_cursor: Option<String>,
-    /// Whether more items follow.
-    pub has_more: bool,
-}
 
 /// 200 with `{ "data": view }`.
 pub fn data<T: Serialize>(view: T) -> HttpResponse {

@@ -99,7 +99,7 @@ fn the_schemas_refuse_what_the_api_never_answers() {
     );
     assert!(
         !api.errors(
-            "#/components/schemas/Error",
+            "#/components/schemas/ErrorResponse",
             &json!({"error": {"code": "x"}})
         )
         .is_empty()
@@ -621,7 +621,7 @@ async fn rate_limited_and_unavailable_answers_are_documented() {
     api.check("get", "/readyz", &reply);
     reply.error(503, "unavailable");
     let value: Value = reply.json();
-    api.validate("#/components/schemas/Error", &value, "503");
+    api.validate("#/components/schemas/ErrorResponse", &value, "503");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

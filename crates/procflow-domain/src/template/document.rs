@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 
@@ -19,7 +19,7 @@ use crate::values::Color;
 
 /// The authoring document of a template (API contract 5): sections holding tasks holding form
 /// fields. Omitted fields take their defaults; unknown fields are refused.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TemplateDocument {
@@ -48,7 +48,7 @@ pub struct TemplateDocument {
 }
 
 /// A section of an authoring document.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SectionDocument {
@@ -73,7 +73,7 @@ pub struct SectionDocument {
 }
 
 /// A task of an authoring document.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TaskDocument {
@@ -108,7 +108,7 @@ pub struct TaskDocument {
 /// A form field of an authoring document. `options` is required on (and only allowed on)
 /// dropdown and multichoice; `file_url` on file; display-only `text`, `image` and `video`
 /// carry their content (HTML, a URL) in `value`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ElementDocument {

@@ -1,70 +1,21 @@
-//! The body of a batch update of a run's tasks (API contract 11): each item the fields of a
-//! single task PATCH with the task's `id`, read and checked as that PATCH's body is.
+//! A batch update of a run's tasks (API contract 11) read into the use case's request: each
+//! item checked as a single task PATCH's body is.
 
 use procflow_domain::limits::MAX_BATCH_TASKS;
-use procflow_domain::run::Decision;
 use procflow_domain::service::UpdateTasks;
-use serde::Deserialize;
 
-use super::{ElementWriteBody, UpdateTaskBody, actor_email, nullable};
+use super::{IntoRequest, UpdateTaskBody, UpdateTasksBody, actor_email};
 use crate::error::ApiError;
 
-/// Update several tasks of one run at once, all or nothing.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(as = UpdateTasks)]
-pub struct UpdateTasksBody {
-    /// The tasks and their changes, applied in this order; each task at most once.
-    #[schema(min_items = 1, max_items = 100)]
-    tasks: Vec<TaskUpdateBody>,
-    /// Who acts, for the items that do not give their own `actor_email`.
-    #[serde(default)]
-    actor_email: Option<String>,
-}
+impl IntoRequest for UpdateTasksBody {
+    type Request = UpdateTasks;
 
-// The fields are declared again rather than flattened from `UpdateTaskBody` because serde
-// does not combine `flatten` with `deny_unknown_fields`; they are read through that body's
-// `into_request`. (Not a doc comment: the doc comment is the schema's description.)
-/// One task of a batch: its id and the fields of a single task update.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(as = TaskUpdate)]
-struct TaskUpdateBody {
-    /// The run task's id.
-    #[schema(format = "uuid")]
-    id: String,
-    /// True completes the task (approves an approval task), false reopens it.
-    #[serde(default)]
-    completed: Option<bool>,
-    /// True skips a task that is not essential; not with `completed: true`.
-    #[serde(default)]
-    skipped: Option<bool>,
-    /// A member's user id or email, or any other email (an external assignee); null
-    /// unassigns.
-    #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>)]
-    assignee: Option<Option<String>>,
-    /// Who acts on this task; the batch's `actor_email` when omitted.
-    #[serde(default)]
-    actor_email: Option<String>,
-    /// Values written to input elements; `value: null` clears one.
-    #[serde(default)]
-    custom_elements: Vec<ElementWriteBody>,
-    /// Only on approval tasks: `approved` completes it, `rejected` leaves it open.
-    #[serde(default)]
-    decision: Option<Decision>,
-    /// Recorded with the decision.
-    #[serde(default)]
-    comment: Option<String>,
-}
-
-impl UpdateTasksBody {
     /// The use-case request.
     ///
     /// # Errors
     /// 400 for no task or more than 100, or for an item whose id is no id or whose fields a
     /// single PATCH would refuse, naming the item's index (and its id).
-    pub fn into_request(self) -> Result<UpdateTasks, ApiError> {
+    fn into_request(self) -> Result<UpdateTasks, ApiError> {
         if self.tasks.is_empty() || self.tasks.len() > MAX_BATCH_TASKS {
             return Err(ApiError::invalid_field(
                 "tasks",

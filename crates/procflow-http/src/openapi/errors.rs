@@ -57,6 +57,10 @@ const BAD_QUERY: Case = (
     ErrorCode::ValidationError,
     "A query parameter is unknown or invalid: `limit` outside 1..=100, a `cursor` that names no item of the list, a bad filter.",
 );
+const UNEXPECTED_QUERY: Case = (
+    ErrorCode::ValidationError,
+    "A query parameter is given; this operation takes none.",
+);
 const BAD_BODY: Case = (
     ErrorCode::ValidationError,
     "The body is not a JSON object, is malformed, has an unknown field or a field of the wrong type or value; the message names the field.",
@@ -205,7 +209,11 @@ fn cases(method: &str, path: &str, operation: &Value) -> Vec<Case> {
     let has_query = operation["parameters"]
         .as_array()
         .is_some_and(|p| p.iter().any(|p| p["in"] == "query"));
-    if has_query && path.starts_with("/api/") {
+    // The guest pages (which all take `token`) ignore other parameters: a link in an email
+    // may carry a mail client's; every other operation refuses the ones it does not declare.
+    if !has_query {
+        cases.push(UNEXPECTED_QUERY);
+    } else if path.starts_with("/api/") {
         cases.push(BAD_QUERY);
     }
     if operation["requestBody"].is_object() {
@@ -315,7 +323,7 @@ fn error_response(status: u16, cases: &[&Case]) -> Value {
         "description": description,
         "headers": headers,
         "content": {"application/json": {
-            "schema": {"$ref": "#/components/schemas/Error"},
+            "schema": {"$ref": "#/components/schemas/ErrorResponse"},
             "examples": examples,
         }},
     })

@@ -1,5 +1,5 @@
-//! Schemas of answers that have no type of their own: the health checks and the error
-//! envelope. The domain's types describe themselves (its `openapi` feature).
+//! Schemas of answers that have no type of their own: the health checks (the error envelope
+//! is `procflow-wire`'s). The domain's types describe themselves (its `openapi` feature).
 
 #![allow(dead_code, reason = "schemas only: described, never built")]
 
@@ -18,24 +18,6 @@ pub(crate) struct Liveness {
 pub(crate) struct Readiness {
     #[schema(pattern = "^ready$")]
     status: String,
-}
-
-/// Every error: `{"error": {"code", "message"}}`.
-#[derive(Serialize, ToSchema)]
-pub(crate) struct Error {
-    error: ErrorBody,
-}
-
-/// What went wrong.
-#[derive(Serialize, ToSchema)]
-pub(crate) struct ErrorBody {
-    /// Machine-readable, stable: `validation_error`, `not_found`, `unauthorized`, ...
-    code: String,
-    /// For people; 5xx messages are generic.
-    message: String,
-    /// The request's `X-Request-Id`, when given.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    request_id: Option<String>,
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use actix_web::Route;
 use actix_web::http::Method;
-use utoipa::openapi::path::PathItem;
+use utoipa::openapi::path::{ParameterIn, PathItem};
 use utoipa::openapi::schema::Schema;
 use utoipa::openapi::{OpenApi, RefOr};
 
@@ -49,6 +49,26 @@ impl Operation {
     #[must_use]
     pub fn is_authenticated(&self) -> bool {
         super::authenticated(&self.path)
+    }
+
+    /// Whether the operation declares a query parameter (its extractor then refuses the
+    /// parameters it does not declare); one that declares none refuses any
+    /// ([`crate::params::no_query`]).
+    #[must_use]
+    pub fn takes_query(&self) -> bool {
+        [
+            &self.item.get,
+            &self.item.put,
+            &self.item.post,
+            &self.item.delete,
+            &self.item.patch,
+        ]
+        .into_iter()
+        .flatten()
+        .flat_map(|operation| operation.parameters.iter().flatten())
+        .any(|parameter| {
+            matches!(parameter, RefOr::T(parameter) if parameter.parameter_in == ParameterIn::Query)
+        })
     }
 
     /// Whether the operation changes something (any method but `GET`).

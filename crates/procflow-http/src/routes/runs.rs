@@ -5,7 +5,7 @@ use actix_web::{HttpResponse, web};
 
 use crate::AppState;
 use crate::auth::Caller;
-use crate::bodies::{Body, CreateRunBody, InviteBody};
+use crate::bodies::{Body, CreateRunBody, IntoRequest, InviteBody};
 use crate::conditional::IfNoneMatch;
 use crate::error::ApiError;
 use crate::params::{self, RunsQuery};
@@ -100,7 +100,7 @@ pub async fn invite(
     Body(body): Body<InviteBody>,
 ) -> Result<HttpResponse, ApiError> {
     let run = params::run_id(&id)?;
-    let invitation = body.into_invitation()?;
+    let invitation = body.into_request()?;
     let change = state
         .procflow()
         .invite_guest(&caller.team, run, invitation)

@@ -7,7 +7,7 @@ use crate::AppState;
 use crate::auth::Caller;
 use procflow_domain::service::{UpdateTask, UpdateTasks};
 
-use crate::bodies::{Body, UpdateTaskBody, UpdateTasksBody};
+use crate::bodies::{Body, IntoRequest, UpdateTaskBody, UpdateTasksBody};
 use crate::conditional::{self, IfMatchHeader, IfNoneMatch};
 use crate::error::ApiError;
 use crate::params::{self, PageQuery};

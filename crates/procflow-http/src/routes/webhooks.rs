@@ -6,7 +6,7 @@ use actix_web::{HttpResponse, web};
 
 use crate::AppState;
 use crate::auth::Caller;
-use crate::bodies::{Body, CreateWebhookBody, TestWebhookBody, UpdateWebhookBody};
+use crate::bodies::{Body, CreateWebhookBody, IntoRequest, TestWebhookBody, UpdateWebhookBody};
 use crate::conditional::{self, IfMatchHeader, IfNoneMatch};
 use crate::error::ApiError;
 use crate::params::PageQuery;
@@ -101,7 +101,7 @@ pub async fn update(
     Body(body): Body<UpdateWebhookBody>,
 ) -> Result<HttpResponse, ApiError> {
     let id = webhook_id(&id)?;
-    let patch = body.into_patch()?;
+    let patch = body.into_request()?;
     let endpoint = state
         .webhooks()
         .update(&caller.team, id, patch, if_match.as_ref())
@@ -174,7 +174,7 @@ pub async fn test(
     Body(body): Body<TestWebhookBody>,
 ) -> Result<HttpResponse, ApiError> {
     let id = webhook_id(&id)?;
-    let event = body.event()?;
+    let event = body.into_request()?;
     let delivery = state.webhooks().send_test(&caller.team, id, event).await?;
     Ok(views::with_status(
         StatusCode::ACCEPTED,

@@ -3,35 +3,41 @@
 
 use procflow_domain::element::{CustomElement, ElementType};
 use procflow_domain::ids::ElementId;
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// A form field with its current value (spec 2.7). `options` only on dropdown and
 /// multichoice elements, `file_url` only on file elements.
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[schema(as = Element)]
 pub struct ElementView<'a> {
     #[schema(value_type = String, format = "uuid")]
-    id: ElementId,
+    pub id: ElementId,
     #[serde(rename = "type")]
-    element_type: ElementType,
-    label: &'a str,
+    pub element_type: ElementType,
+    pub label: Cow<'a, str>,
     /// The current value, of the element type's kind (a string, number, boolean or array of
     /// strings); the content (HTML or a URL) of display-only `text`, `image` and `video`; null
     /// when unset.
     #[schema(value_type = Value, required = true)]
-    value: Option<&'a Value>,
-    required: bool,
+    pub value: Option<Cow<'a, Value>>,
+    pub required: bool,
     /// True for informational elements that accept no input.
-    display_only: bool,
+    pub display_only: bool,
     /// The choices of a dropdown or multichoice element.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Vec<String>)]
-    options: Option<&'a [String]>,
+    pub options: Option<Cow<'a, [String]>>,
     /// The attachment of a file element.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::nullable::present"
+    )]
     #[schema(value_type = Option<String>, format = "uri")]
-    file_url: Option<Option<&'a str>>,
+    pub file_url: Option<Option<Cow<'a, str>>>,
 }
 
 impl<'a> From<&'a CustomElement> for ElementView<'a> {
@@ -39,18 +45,19 @@ impl<'a> From<&'a CustomElement> for ElementView<'a> {
         Self {
             id: element.id,
             element_type: element.element_type,
-            label: &element.label,
-            value: element.value.as_ref(),
+            label: Cow::Borrowed(&element.label),
+            value: element.value.as_ref().map(Cow::Borrowed),
             required: element.required,
             display_only: element.is_display_only(),
             options: element
                 .options
                 .as_deref()
-                .filter(|_| element.element_type.has_options()),
+                .filter(|_| element.element_type.has_options())
+                .map(Cow::Borrowed),
             file_url: element
                 .element_type
                 .has_file_url()
-                .then_some(element.file_url.as_deref()),
+                .then_some(element.file_url.as_deref().map(Cow::Borrowed)),
         }
     }
 }

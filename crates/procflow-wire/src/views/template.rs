@@ -2,76 +2,78 @@
 
 use procflow_domain::ids::{SectionId, TemplateId};
 use procflow_domain::template::{Section, Template};
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 /// A template section.
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[schema(as = Section)]
 pub struct SectionView<'a> {
     #[schema(value_type = String, format = "uuid")]
-    id: SectionId,
-    title: &'a str,
+    pub id: SectionId,
+    pub title: Cow<'a, str>,
     #[schema(required = true)]
-    description: Option<&'a str>,
+    pub description: Option<Cow<'a, str>>,
     /// 0-based position.
-    order: u32,
+    pub order: u32,
     /// `#RRGGBB`.
     #[schema(required = true, pattern = "^#[0-9A-Fa-f]{6}$")]
-    color: Option<&'a str>,
+    pub color: Option<Cow<'a, str>>,
 }
 
 impl<'a> From<&'a Section> for SectionView<'a> {
     fn from(section: &'a Section) -> Self {
         Self {
             id: section.id,
-            title: &section.title,
-            description: section.description.as_deref(),
+            title: Cow::Borrowed(&section.title),
+            description: section.description.as_deref().map(Cow::Borrowed),
             order: section.order,
-            color: section.color.as_ref().map(|c| c.as_str()),
+            color: section.color.as_ref().map(|c| Cow::Borrowed(c.as_str())),
         }
     }
 }
 
 /// An item of List templates (spec 4.2).
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[schema(as = TemplateListItem)]
 pub struct TemplateListView<'a> {
     #[schema(value_type = String, format = "uuid")]
-    id: TemplateId,
-    title: &'a str,
+    pub id: TemplateId,
+    pub title: Cow<'a, str>,
     #[schema(required = true)]
-    description: Option<&'a str>,
+    pub description: Option<Cow<'a, str>>,
     #[schema(required = true, format = "uri")]
-    cover_image: Option<&'a str>,
+    pub cover_image: Option<Cow<'a, str>>,
     #[schema(required = true)]
-    icon: Option<&'a str>,
+    pub icon: Option<Cow<'a, str>>,
     #[schema(required = true)]
-    icon_type: Option<&'a str>,
+    pub icon_type: Option<Cow<'a, str>>,
     /// Always `team`.
     #[schema(pattern = "^team$")]
-    visibility: &'static str,
+    pub visibility: Cow<'a, str>,
     /// Only a published template can start a run.
-    is_published: bool,
+    pub is_published: bool,
     /// How many times it was published.
-    version: u32,
-    sections: Vec<SectionView<'a>>,
+    pub version: u32,
+    pub sections: Vec<SectionView<'a>>,
     #[serde(with = "time::serde::rfc3339")]
-    created_at: OffsetDateTime,
+    pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
-    updated_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
 }
 
 impl<'a> From<&'a Template> for TemplateListView<'a> {
     fn from(template: &'a Template) -> Self {
         Self {
             id: template.id,
-            title: &template.title,
-            description: template.description.as_deref(),
-            cover_image: template.cover_image.as_deref(),
-            icon: template.icon.as_deref(),
-            icon_type: template.icon_type.as_deref(),
-            visibility: "team",
+            title: Cow::Borrowed(&template.title),
+            description: template.description.as_deref().map(Cow::Borrowed),
+            cover_image: template.cover_image.as_deref().map(Cow::Borrowed),
+            icon: template.icon.as_deref().map(Cow::Borrowed),
+            icon_type: template.icon_type.as_deref().map(Cow::Borrowed),
+            visibility: Cow::Borrowed("team"),
             is_published: template.is_published,
             version: template.version,
             sections: template.sections.iter().map(SectionView::from).collect(),
@@ -83,31 +85,31 @@ impl<'a> From<&'a Template> for TemplateListView<'a> {
 
 /// Get a template (spec 2.2: id, title, description, is_published, version, sections,
 /// created_at, updated_at).
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[schema(as = Template)]
 pub struct TemplateView<'a> {
     #[schema(value_type = String, format = "uuid")]
-    id: TemplateId,
-    title: &'a str,
+    pub id: TemplateId,
+    pub title: Cow<'a, str>,
     #[schema(required = true)]
-    description: Option<&'a str>,
+    pub description: Option<Cow<'a, str>>,
     /// Only a published template can start a run.
-    is_published: bool,
+    pub is_published: bool,
     /// How many times it was published.
-    version: u32,
-    sections: Vec<SectionView<'a>>,
+    pub version: u32,
+    pub sections: Vec<SectionView<'a>>,
     #[serde(with = "time::serde::rfc3339")]
-    created_at: OffsetDateTime,
+    pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
-    updated_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
 }
 
 impl<'a> From<&'a Template> for TemplateView<'a> {
     fn from(template: &'a Template) -> Self {
         Self {
             id: template.id,
-            title: &template.title,
-            description: template.description.as_deref(),
+            title: Cow::Borrowed(&template.title),
+            description: template.description.as_deref().map(Cow::Borrowed),
             is_published: template.is_published,
             version: template.version,
             sections: template.sections.iter().map(SectionView::from).collect(),

@@ -4,53 +4,55 @@ use procflow_domain::actor::{Actor, Assignee, TemplateAssignee};
 use procflow_domain::ids::{RunId, SectionId, TaskId, TemplateTaskId};
 use procflow_domain::run::{Decision, RunTask};
 use procflow_domain::template::{DueDateRule, TaskType, TemplateTask};
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use super::element::{ElementView, elements};
 
 /// A task of a template.
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[schema(as = TemplateTask)]
 pub struct TemplateTaskView<'a> {
     #[schema(value_type = String, format = "uuid")]
-    id: TemplateTaskId,
-    title: &'a str,
+    pub id: TemplateTaskId,
+    pub title: Cow<'a, str>,
     /// Always false in a template.
-    completed: bool,
+    pub completed: bool,
     /// 0-based position among the template's tasks.
-    order: u32,
+    pub order: u32,
     #[schema(value_type = String, format = "uuid")]
-    section_id: SectionId,
+    pub section_id: SectionId,
     /// A member's user id, an email, or `runner` (whoever the run is attributed to).
     #[schema(value_type = Option<String>, required = true)]
-    assignee: Option<&'a TemplateAssignee>,
+    pub assignee: Option<Cow<'a, TemplateAssignee>>,
     /// Essential tasks cannot be skipped.
-    is_essential: bool,
+    pub is_essential: bool,
     #[serde(rename = "type")]
-    task_type: TaskType,
+    pub task_type: TaskType,
     /// The due-date rule.
     #[schema(required = true)]
-    due_date: Option<&'a DueDateRule>,
+    pub due_date: Option<Cow<'a, DueDateRule>>,
     /// Whether completing the task sends a webhook.
-    webhook_enabled: bool,
-    custom_elements: Vec<ElementView<'a>>,
+    pub webhook_enabled: bool,
+    pub custom_elements: Vec<ElementView<'a>>,
     #[serde(with = "time::serde::rfc3339")]
-    created_at: OffsetDateTime,
+    pub created_at: OffsetDateTime,
 }
 
 impl<'a> From<&'a TemplateTask> for TemplateTaskView<'a> {
     fn from(task: &'a TemplateTask) -> Self {
         Self {
             id: task.id,
-            title: &task.title,
+            title: Cow::Borrowed(&task.title),
             completed: false,
             order: task.order,
             section_id: task.section_id,
-            assignee: task.assignee.as_ref(),
+            assignee: task.assignee.as_ref().map(Cow::Borrowed),
             is_essential: task.is_essential,
             task_type: task.task_type,
-            due_date: task.due_date.as_ref(),
+            due_date: task.due_date.as_ref().map(Cow::Borrowed),
             webhook_enabled: task.webhook_enabled,
             custom_elements: elements(&task.custom_elements),
             created_at: task.created_at,
@@ -59,47 +61,47 @@ impl<'a> From<&'a TemplateTask> for TemplateTaskView<'a> {
 }
 
 /// A run task in List run tasks (spec 4.9): without `due_date` and `webhook_enabled`.
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[schema(as = RunTaskListItem)]
 pub struct RunTaskListView<'a> {
     /// The task's id, unique to the run.
     #[schema(value_type = String, format = "uuid")]
-    id: TaskId,
+    pub id: TaskId,
     /// The run it belongs to.
     #[schema(value_type = String, format = "uuid")]
-    instance_id: RunId,
+    pub instance_id: RunId,
     /// The template task it was copied from.
     #[schema(value_type = String, format = "uuid")]
-    template_task_id: TemplateTaskId,
-    title: &'a str,
-    completed: bool,
+    pub template_task_id: TemplateTaskId,
+    pub title: Cow<'a, str>,
+    pub completed: bool,
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(required = true)]
-    completed_at: Option<OffsetDateTime>,
+    pub completed_at: Option<OffsetDateTime>,
     /// A member's user id, `api`, or `guest`.
     #[schema(value_type = Option<String>, required = true, pattern = "^(api|guest|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")]
-    completed_by: Option<Actor>,
+    pub completed_by: Option<Actor>,
     /// 0-based position in the run's task list.
-    order: u32,
+    pub order: u32,
     #[schema(value_type = String, format = "uuid")]
-    section_id: SectionId,
+    pub section_id: SectionId,
     /// A member's user id, or the email of someone outside the team.
     #[schema(value_type = Option<String>, required = true)]
-    assignee: Option<&'a Assignee>,
+    pub assignee: Option<Cow<'a, Assignee>>,
     /// Essential tasks cannot be skipped.
-    is_essential: bool,
-    skipped: bool,
+    pub is_essential: bool,
+    pub skipped: bool,
     #[serde(rename = "type")]
-    task_type: TaskType,
+    pub task_type: TaskType,
     /// The decision on an approval task; null until one is made.
     #[schema(required = true)]
-    decision: Option<Decision>,
+    pub decision: Option<Decision>,
     /// The comment of the last decision.
     #[schema(required = true)]
-    comment: Option<&'a str>,
-    custom_elements: Vec<ElementView<'a>>,
+    pub comment: Option<Cow<'a, str>>,
+    pub custom_elements: Vec<ElementView<'a>>,
     #[serde(with = "time::serde::rfc3339")]
-    created_at: OffsetDateTime,
+    pub created_at: OffsetDateTime,
 }
 
 impl<'a> From<&'a RunTask> for RunTaskListView<'a> {
@@ -108,18 +110,18 @@ impl<'a> From<&'a RunTask> for RunTaskListView<'a> {
             id: task.id,
             instance_id: task.run_id,
             template_task_id: task.template_task_id,
-            title: &task.title,
+            title: Cow::Borrowed(&task.title),
             completed: task.completed(),
             completed_at: task.completed_at(),
             completed_by: task.completed_by(),
             order: task.order,
             section_id: task.section_id,
-            assignee: task.assignee.as_ref(),
+            assignee: task.assignee.as_ref().map(Cow::Borrowed),
             is_essential: task.is_essential,
             skipped: task.skipped(),
             task_type: task.task_type,
             decision: task.decision,
-            comment: task.comment.as_deref(),
+            comment: task.comment.as_deref().map(Cow::Borrowed),
             custom_elements: elements(&task.custom_elements),
             created_at: task.created_at,
         }
@@ -128,17 +130,17 @@ impl<'a> From<&'a RunTask> for RunTaskListView<'a> {
 
 /// A run task in Get a task and Update a task: the list shape plus `due_date` and
 /// `webhook_enabled`.
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[schema(as = RunTask)]
 pub struct RunTaskView<'a> {
     #[serde(flatten)]
-    base: RunTaskListView<'a>,
+    pub base: RunTaskListView<'a>,
     /// The resolved due moment.
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(required = true)]
-    due_date: Option<OffsetDateTime>,
+    pub due_date: Option<OffsetDateTime>,
     /// Whether completing the task sends a webhook.
-    webhook_enabled: bool,
+    pub webhook_enabled: bool,
 }
 
 impl<'a> From<&'a RunTask> for RunTaskView<'a> {

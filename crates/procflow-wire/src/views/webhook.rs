@@ -4,44 +4,46 @@ use procflow_domain::ids::{DeliveryId, EventId, WebhookId};
 use procflow_domain::webhook::{
     Delivery, DeliveryStatus, DisabledReason, WebhookEndpoint, WebhookEvent,
 };
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 
 /// A webhook endpoint; its secret is shown only when created or rotated.
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[schema(as = Webhook)]
 pub struct WebhookView<'a> {
     #[schema(value_type = String, format = "uuid")]
-    id: WebhookId,
-    #[schema(schema_with = crate::openapi::webhooks::url)]
-    url: &'a str,
+    pub id: WebhookId,
+    #[schema(schema_with = crate::schemas::url)]
+    pub url: Cow<'a, str>,
     /// The events it receives.
     #[schema(min_items = 1)]
-    events: Vec<WebhookEvent>,
-    #[schema(schema_with = crate::openapi::webhooks::description, required = true)]
-    description: Option<&'a str>,
+    pub events: Vec<WebhookEvent>,
+    #[schema(schema_with = crate::schemas::description, required = true)]
+    pub description: Option<Cow<'a, str>>,
     /// Whether deliveries are made to it.
-    enabled: bool,
+    pub enabled: bool,
     /// Why procflow disabled it: its last 10 deliveries all failed.
     #[schema(required = true)]
-    disabled_reason: Option<DisabledReason>,
+    pub disabled_reason: Option<DisabledReason>,
     /// Deliveries that ended failed since the last one delivered.
     #[schema(minimum = 0)]
-    consecutive_failures: u32,
+    pub consecutive_failures: u32,
     #[serde(with = "time::serde::rfc3339")]
-    created_at: OffsetDateTime,
+    pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
-    updated_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
 }
 
 impl<'a> From<&'a WebhookEndpoint> for WebhookView<'a> {
     fn from(endpoint: &'a WebhookEndpoint) -> Self {
         Self {
             id: endpoint.id,
-            url: endpoint.url.as_str(),
+            url: Cow::Borrowed(endpoint.url.as_str()),
             events: endpoint.events.iter().collect(),
-            description: endpoint.description.as_deref(),
+            description: endpoint.description.as_deref().map(Cow::Borrowed),
             enabled: endpoint.enabled,
             disabled_reason: endpoint.disabled_reason,
             consecutive_failures: endpoint.consecutive_failures,
@@ -53,63 +55,63 @@ impl<'a> From<&'a WebhookEndpoint> for WebhookView<'a> {
 
 /// A webhook endpoint with its new secret: the answer of create and rotate-secret, the only
 /// time the secret is shown.
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[schema(as = WebhookWithSecret)]
 pub struct WebhookWithSecretView<'a> {
     #[serde(flatten)]
-    webhook: WebhookView<'a>,
+    pub webhook: WebhookView<'a>,
     /// `whsec_` + base64 of 32 random bytes: the Standard Webhooks signing secret. The
     /// previous secret, after a rotation, keeps signing for 24 hours.
     #[schema(pattern = "^whsec_[A-Za-z0-9+/]{43}=$")]
-    secret: &'a str,
+    pub secret: Cow<'a, str>,
 }
 
 impl<'a> From<&'a WebhookEndpoint> for WebhookWithSecretView<'a> {
     fn from(endpoint: &'a WebhookEndpoint) -> Self {
         Self {
             webhook: WebhookView::from(endpoint),
-            secret: endpoint.secrets.current.expose(),
+            secret: Cow::Borrowed(endpoint.secrets.current.expose()),
         }
     }
 }
 
 /// One delivery of an event to an endpoint.
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[schema(as = Delivery)]
 pub struct DeliveryView<'a> {
     #[schema(value_type = String, format = "uuid")]
-    id: DeliveryId,
+    pub id: DeliveryId,
     #[schema(value_type = String, format = "uuid")]
-    webhook_id: WebhookId,
+    pub webhook_id: WebhookId,
     /// The event's id: the `webhook-id` header.
     #[schema(value_type = String, format = "uuid")]
-    event_id: EventId,
-    event: WebhookEvent,
-    status: DeliveryStatus,
+    pub event_id: EventId,
+    pub event: WebhookEvent,
+    pub status: DeliveryStatus,
     /// Attempts started.
     #[schema(minimum = 0)]
-    attempts: u32,
+    pub attempts: u32,
     /// The last answer's status.
     #[schema(required = true, minimum = 100, maximum = 999)]
-    response_status: Option<u16>,
+    pub response_status: Option<u16>,
     /// The first 500 characters of the last answer's body.
     #[schema(required = true, max_length = 500)]
-    response_body: Option<&'a str>,
+    pub response_body: Option<Cow<'a, str>>,
     /// Why the last attempt failed.
     #[schema(required = true)]
-    error: Option<&'a str>,
+    pub error: Option<Cow<'a, str>>,
     /// The envelope sent.
-    #[schema(schema_with = crate::openapi::webhooks::envelope_ref)]
-    payload: Value,
+    #[schema(schema_with = crate::schemas::envelope_ref)]
+    pub payload: Value,
     #[serde(with = "time::serde::rfc3339")]
-    created_at: OffsetDateTime,
+    pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(required = true)]
-    last_attempt_at: Option<OffsetDateTime>,
+    pub last_attempt_at: Option<OffsetDateTime>,
     /// When the next attempt is due; null unless pending.
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(required = true)]
-    next_attempt_at: Option<OffsetDateTime>,
+    pub next_attempt_at: Option<OffsetDateTime>,
 }
 
 impl<'a> From<&'a Delivery> for DeliveryView<'a> {
@@ -122,8 +124,8 @@ impl<'a> From<&'a Delivery> for DeliveryView<'a> {
             status: delivery.status,
             attempts: delivery.attempts,
             response_status: delivery.response_status,
-            response_body: delivery.response_body.as_deref(),
-            error: delivery.error.as_deref(),
+            response_body: delivery.response_body.as_deref().map(Cow::Borrowed),
+            error: delivery.error.as_deref().map(Cow::Borrowed),
             payload: serde_json::from_str(&delivery.payload)
                 .unwrap_or_else(|_| Value::String(delivery.payload.clone())),
             created_at: delivery.created_at,

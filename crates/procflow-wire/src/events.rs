@@ -1,0 +1,98 @@
+//! The events a webhook posts and the feed lists: the envelope `{id, event, timestamp, test,
+//! data}` and the data of each event. The domain builds them (`procflow_domain::webhook`);
+//! these types describe them in the OpenAPI document and read them in a client.
+
+use procflow_domain::webhook::WebhookEvent;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// `{user_id, email, is_guest}`: who started a run or completed a task (null id and email
+/// for the API).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Person {
+    #[schema(value_type = Option<String>, format = "uuid", required = true)]
+    pub user_id: Option<String>,
+    #[schema(value_type = Option<String>, format = Email, required = true)]
+    pub email: Option<String>,
+    pub is_guest: bool,
+}
+
+/// The data of `process_run.created`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunCreatedData {
+    #[schema(format = "uuid")]
+    pub instance_id: String,
+    #[schema(format = "uuid")]
+    pub template_id: String,
+    pub title: String,
+    pub started_by: Person,
+    #[schema(format = DateTime)]
+    pub started_at: String,
+    #[schema(value_type = Option<String>, format = DateTime, required = true)]
+    pub due_date: Option<String>,
+    pub is_shared: bool,
+    #[schema(minimum = 0)]
+    pub task_count: u32,
+}
+
+/// The data of `process_run.completed`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunCompletedData {
+    #[schema(format = "uuid")]
+    pub instance_id: String,
+    #[schema(format = "uuid")]
+    pub template_id: String,
+    pub title: String,
+    pub started_by: Person,
+    #[schema(format = DateTime)]
+    pub started_at: String,
+    #[schema(format = DateTime)]
+    pub completed_at: String,
+}
+
+/// The data of `process_step.completed`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StepCompletedData {
+    #[schema(format = "uuid")]
+    pub task_id: String,
+    #[schema(format = "uuid")]
+    pub instance_id: String,
+    #[schema(format = "uuid")]
+    pub template_task_id: String,
+    #[schema(format = "uuid")]
+    pub section_id: String,
+    pub title: String,
+    #[schema(format = DateTime)]
+    pub completed_at: String,
+    pub completed_by: Person,
+}
+
+/// The data of an event: one of the three shapes, by `event`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum EventData {
+    /// `process_run.created`
+    RunCreated(RunCreatedData),
+    /// `process_run.completed`
+    RunCompleted(RunCompletedData),
+    /// `process_step.completed`
+    StepCompleted(StepCompletedData),
+}
+
+/// `{id, event, timestamp, test, data}`: what a webhook posts and the feed lists. `id` is the
+/// event's (the `webhook-id` header), the same for every endpoint, attempt and redelivery.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Envelope {
+    #[schema(format = "uuid")]
+    pub id: String,
+    pub event: WebhookEvent,
+    #[schema(format = DateTime)]
+    pub timestamp: String,
+    /// True on a sample sent by `POST /webhooks/{id}/test`.
+    pub test: bool,
+    pub data: EventData,
+}

@@ -1,0 +1,17 @@
+//! Response bodies: one view per resource shape of spec 2, built from the domain's values by
+//! borrowing (`From<&Run>` and so on: the server copies no text to answer) and read by a
+//! client as owned values (`RunView<'static>`).
+
+mod element;
+mod run;
+mod share;
+mod task;
+mod template;
+mod webhook;
+
+pub use element::{ElementView, elements};
+pub use run::{CreatedRunView, RunSectionView, RunView};
+pub use share::ShareResultView;
+pub use task::{RunTaskListView, RunTaskView, TemplateTaskView};
+pub use template::{SectionView, TemplateListView, TemplateView};
+pub use webhook::{DeliveryView, WebhookView, WebhookWithSecretView};

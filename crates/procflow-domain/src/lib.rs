@@ -16,6 +16,7 @@ pub mod names;
 #[cfg(feature = "openapi")]
 pub mod openapi;
 pub mod ports;
+pub mod queue;
 pub mod run;
 pub mod service;
 pub mod sharing;
@@ -28,7 +29,7 @@ pub mod window;
 pub use error::{DomainError, DomainResult, ErrorCode, StoreError, ValidationError};
 pub use ports::{
     Clock, DeliveryQueue, EventFeed, HealthCheck, IdGenerator, IdempotencyStore, KeyChanges,
-    Outbox, RateLimiter, RunStore, StoreStats, TeamStore, TemplateStore, WebhookSender,
-    WebhookStore, WindowLimiter, WorkSignal,
+    LeasedQueue, MailQueue, Outbox, RateLimiter, RunStore, Sender, StoreStats, TeamStore,
+    TemplateStore, WebhookStore, WindowLimiter, WorkSignal,
 };
 pub use service::{CreateRun, Ports, Procflow, UpdateTask, UpdateTasks};

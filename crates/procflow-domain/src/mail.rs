@@ -3,6 +3,7 @@
 //! Pure rules; the templates and the SMTP transport live in `procflow-notify`, the queue in
 //! `procflow-postgres`.
 
+mod job;
 mod notice;
 mod settle;
 
@@ -10,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+pub use job::Mails;
 pub use notice::{DueNotice, OVERDUE_REPEAT};
 pub use settle::{MailOutcome, MailSettlement};
 

@@ -1,8 +1,9 @@
 //! The ports: what the domain needs from the outside world, implemented by adapters, in three
 //! groups by who uses them:
 //!
-//! - [`stores`] (with the outbound side's [`mail`] and [`webhooks`] ports): what the use cases
-//!   read and change, behind [`Procflow`](crate::Procflow) and the webhook and mail services;
+//! - [`stores`] (with the outbound side's [`queue`], [`mail`] and [`webhooks`] ports): what the
+//!   use cases read and change, behind [`Procflow`](crate::Procflow) and the webhook, mail and
+//!   attempt services;
 //! - [`edge`]: what the HTTP adapter asks before and around a use case (admission and rate
 //!   limits, idempotency records, the store's health and figures), which only an adapter calls;
 //! - [`time_and_ids`]: the clock and the id generator, which every use case takes.
@@ -14,6 +15,7 @@
 
 pub mod edge;
 pub mod mail;
+pub mod queue;
 pub mod stores;
 pub mod time_and_ids;
 pub mod webhooks;
@@ -23,11 +25,10 @@ pub use edge::{
     KeyLifetimes, PoolUsage, RateDecision, RateLimiter, StoreStats, StoredResponse, WindowLimiter,
 };
 pub use mail::{MailQueue, NoticeDecision, NoticeStore};
+pub use queue::{Backlog, LeasedQueue, Sender};
 pub use stores::{
     DeadEvent, Outbox, OutboxEntry, RunStore, ShareDecision, TaskDecision, TasksDecision,
     TeamStore, TemplateDecision, TemplateStore,
 };
 pub use time_and_ids::{Clock, IdGenerator};
-pub use webhooks::{
-    Backlog, DeliveryQueue, EventFeed, WebhookDecision, WebhookSender, WebhookStore, WorkSignal,
-};
+pub use webhooks::{DeliveryQueue, EventFeed, WebhookDecision, WebhookStore, WorkSignal};

@@ -1,5 +1,7 @@
-//! The use cases: what the API does, written against the ports.
+//! The use cases: what the API does, and what the worker does with outbound work (fan-out of
+//! events, attempts of jobs), written against the ports.
 
+mod attempts;
 mod batch;
 mod guest;
 mod mail;
@@ -8,6 +10,7 @@ mod sharing;
 mod templates;
 mod webhooks;
 
+pub use attempts::{AttemptPorts, Attempts, Claim};
 pub use batch::UpdateTasks;
 pub use guest::{GuestPost, SharedRun};
 pub use mail::{MailPorts, Mailer};

@@ -7,6 +7,7 @@ mod address;
 mod delivery;
 mod endpoint;
 mod envelope;
+mod job;
 mod retry;
 mod secret;
 mod url;
@@ -20,6 +21,7 @@ pub use endpoint::{
     DisabledReason, EventNames, FAILURES_BEFORE_DISABLE, NewWebhook, WebhookEndpoint, WebhookPatch,
 };
 pub use envelope::{Envelope, EnvelopeData, People, Person, webhook_event};
+pub use job::Deliveries;
 pub use retry::{RetrySchedule, ScheduleError};
 pub use secret::{PREVIOUS_SECRET_LIFETIME, SigningSecrets, WebhookSecret};
 pub use url::WebhookUrl;

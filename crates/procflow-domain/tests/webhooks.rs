@@ -8,14 +8,14 @@
 
 use std::sync::Arc;
 
-use procflow_domain::ports::{Clock, DeliveryQueue, TeamStore};
+use procflow_domain::ports::{Clock, LeasedQueue, TeamStore};
 use procflow_domain::service::{CreateRun, Ports, Procflow, UpdateTask, WebhookPorts, Webhooks};
 use procflow_domain::team::Team;
 use procflow_domain::template::{Template, TemplateDocument};
 use procflow_domain::values::PageRequest;
 use procflow_domain::webhook::{
-    DeliveryFilter, DeliveryOrigin, DeliveryStatus, EventNames, NewWebhook, WebhookEndpoint,
-    WebhookEvent, WebhookPatch,
+    Deliveries, DeliveryFilter, DeliveryOrigin, DeliveryStatus, EventNames, NewWebhook,
+    WebhookEndpoint, WebhookEvent, WebhookPatch,
 };
 use procflow_memory::{FixedClock, InMemoryStore, SequentialIds};
 use serde_json::{Value, json};
@@ -245,7 +245,7 @@ fn deleting_an_endpoint_drops_its_pending_deliveries() {
     block(w.procflow.create_run(&w.team, CreateRun::of(template.id))).unwrap();
     w.dispatch();
     block(w.webhooks.delete(&w.team, endpoint.id)).unwrap();
-    let backlog = block(w.store.backlog()).unwrap();
+    let backlog = block(LeasedQueue::<Deliveries>::backlog(&*w.store)).unwrap();
     assert_eq!(backlog.pending, 0);
     assert!(block(w.webhooks.get(&w.team, endpoint.id)).is_err());
 }

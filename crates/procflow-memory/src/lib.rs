@@ -5,6 +5,7 @@ mod clock;
 mod idempotency;
 mod ids;
 mod keys;
+mod leased;
 mod mail;
 mod outbox;
 mod rate_limits;

@@ -1,17 +1,17 @@
-//! `MailQueue` and `NoticeStore` in memory: leases, one email per event, and notices taken
-//! once, as PostgreSQL keeps them.
+//! `MailQueue` and `NoticeStore` in memory: one email per event (the one leased queue of
+//! `leased.rs` holds them under leases), and notices taken once, as PostgreSQL keeps them.
 
 use async_trait::async_trait;
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
-use crate::state::MailRow;
+use crate::state::{MailRow, State, StoredJob};
 use crate::store::InMemoryStore;
 use procflow_domain::error::DomainResult;
 use procflow_domain::mail::{
-    ClaimedMail, DueNotice, MailSettlement, MailStatus, NewMail, OVERDUE_REPEAT,
+    ClaimedMail, DueNotice, MailSettlement, MailStatus, Mails, NewMail, OVERDUE_REPEAT,
 };
-use procflow_domain::ports::{Backlog, MailQueue, NoticeDecision, NoticeStore};
+use procflow_domain::ports::{MailQueue, NoticeDecision, NoticeStore};
 use procflow_domain::run::RunStatus;
 
 impl InMemoryStore {
@@ -47,110 +47,41 @@ impl MailQueue for InMemoryStore {
         }
         Ok(())
     }
+}
 
-    async fn claim_mail(
-        &self,
-        limit: usize,
-        now: OffsetDateTime,
-        lease_until: OffsetDateTime,
-        lease: Uuid,
-    ) -> DomainResult<Vec<ClaimedMail>> {
-        let mut state = self.state();
-        let mut due: Vec<&mut MailRow> = state
-            .mail
-            .mails
-            .iter_mut()
-            .filter(|row| {
-                matches!(row.status, MailStatus::Pending | MailStatus::Sending) && row.due_at <= now
-            })
-            .collect();
-        due.sort_by_key(|row| row.due_at);
-        Ok(due
-            .into_iter()
-            .take(limit)
-            .map(|row| {
-                row.status = MailStatus::Sending;
-                row.attempts += 1;
-                row.due_at = lease_until;
-                row.lease = Some(lease);
-                ClaimedMail {
-                    id: row.mail.id,
-                    team_id: row.mail.team_id,
-                    event_id: row.mail.event_id,
-                    kind: row.mail.kind,
-                    recipient: row.mail.recipient.clone(),
-                    content: row.mail.content.clone(),
-                    attempt: row.attempts,
-                    lease,
-                }
-            })
-            .collect())
+impl StoredJob for Mails {
+    type Row = MailRow;
+
+    fn rows(state: &mut State) -> &mut Vec<MailRow> {
+        &mut state.mail.mails
     }
 
-    async fn settle_mail(
-        &self,
-        settled: &[(ClaimedMail, MailSettlement)],
-    ) -> DomainResult<Vec<bool>> {
-        let mut state = self.state();
-        Ok(settled
-            .iter()
-            .map(|(claimed, settlement)| {
-                let Some(row) = state.mail.mails.iter_mut().find(|row| {
-                    row.mail.id == claimed.id
-                        && row.status == MailStatus::Sending
-                        && row.lease == Some(claimed.lease)
-                }) else {
-                    return false;
-                };
-                row.status = settlement.status;
-                row.lease = None;
-                row.due_at = settlement
-                    .next_attempt_at
-                    .unwrap_or(settlement.attempted_at);
-                true
-            })
-            .collect())
+    fn claimed(state: &State, index: usize, lease: Uuid) -> Option<ClaimedMail> {
+        let row = state.mail.mails.get(index)?;
+        Some(ClaimedMail {
+            id: row.mail.id,
+            team_id: row.mail.team_id,
+            event_id: row.mail.event_id,
+            kind: row.mail.kind,
+            recipient: row.mail.recipient.clone(),
+            content: row.mail.content.clone(),
+            attempt: row.attempts,
+            lease,
+        })
     }
 
-    async fn release_mail(&self, lease: Uuid, now: OffsetDateTime) -> DomainResult<u64> {
-        let mut released = 0;
-        for row in &mut self.state().mail.mails {
-            if row.status == MailStatus::Sending && row.lease == Some(lease) {
-                row.status = MailStatus::Pending;
-                row.lease = None;
-                row.due_at = now;
-                row.attempts = row.attempts.saturating_sub(1);
-                released += 1;
+    fn key(claimed: &ClaimedMail) -> (Uuid, Uuid) {
+        (claimed.team_id.as_uuid(), claimed.id.as_uuid())
+    }
+
+    fn apply(state: &mut State, index: usize, settlement: &MailSettlement) {
+        if let Some(row) = state.mail.mails.get_mut(index) {
+            row.status = settlement.status;
+            row.lease = None;
+            if let Some(next) = settlement.next_attempt_at {
+                row.due_at = next;
             }
         }
-        Ok(released)
-    }
-
-    async fn mail_backlog(&self) -> DomainResult<Backlog> {
-        let state = self.state();
-        let waiting = state
-            .mail
-            .mails
-            .iter()
-            .filter(|row| matches!(row.status, MailStatus::Pending | MailStatus::Sending));
-        let (pending, oldest) = waiting.fold((0, None), |(n, oldest): (u64, Option<_>), row| {
-            let at = row.mail.created_at;
-            (
-                n + 1,
-                Some(oldest.map_or(at, |o: OffsetDateTime| o.min(at))),
-            )
-        });
-        Ok(Backlog { pending, oldest })
-    }
-
-    async fn sweep_mail(&self, before: OffsetDateTime) -> DomainResult<u64> {
-        let rows = &mut self.state().mail.mails;
-        let count = rows.len();
-        rows.retain(|row| {
-            matches!(row.status, MailStatus::Pending | MailStatus::Sending)
-                || row.mail.created_at >= before
-        });
-        Ok(u64::try_from(count - rows.len()).unwrap_or(u64::MAX))
     }
 }
 

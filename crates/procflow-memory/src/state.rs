@@ -4,6 +4,7 @@
 
 mod deliveries;
 mod idempotency;
+mod leased;
 mod mail;
 mod rate_limits;
 
@@ -22,6 +23,7 @@ use uuid::Uuid;
 
 pub(crate) use deliveries::DeliveryRow;
 pub(crate) use idempotency::{IdempotencyRecords, Record};
+pub(crate) use leased::{LeasedRow, Stage, StoredJob};
 pub(crate) use mail::{MailRow, MailState};
 pub(crate) use rate_limits::RateLogs;
 

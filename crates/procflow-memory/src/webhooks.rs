@@ -1,5 +1,6 @@
-//! `WebhookStore`, `DeliveryQueue` and `EventFeed` in memory, as PostgreSQL keeps them; a
-//! scripted `WebhookSender`; a `WorkSignal` rung by hand.
+//! `WebhookStore`, `DeliveryQueue` (what is particular to deliveries; the one leased queue
+//! of `leased.rs` does the rest) and `EventFeed` in memory, as PostgreSQL keeps them; a
+//! scripted webhook `Sender`; a `WorkSignal` rung by hand.
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -11,18 +12,19 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::state::{DeliveryRow, OutboxRow, paginate};
+use crate::state::{DeliveryRow, OutboxRow, State, StoredJob, paginate};
 use crate::store::InMemoryStore;
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::event::Event;
 use procflow_domain::ids::{DeliveryId, TeamId, WebhookId};
 use procflow_domain::ports::{
-    Backlog, DeliveryQueue, EventFeed, WebhookDecision, WebhookSender, WebhookStore, WorkSignal,
+    DeliveryQueue, EventFeed, Sender, WebhookDecision, WebhookStore, WorkSignal,
 };
 use procflow_domain::values::{Page, PageRequest};
 use procflow_domain::webhook::{
-    AttemptOutcome, ClaimedDelivery, Delivery, DeliveryFilter, DeliveryOrigin, DeliveryStatus,
-    EndpointEffect, NewDelivery, Settlement, WebhookEndpoint, WebhookEvent, webhook_event,
+    AttemptOutcome, ClaimedDelivery, Deliveries, Delivery, DeliveryFilter, DeliveryOrigin,
+    DeliveryStatus, EndpointEffect, NewDelivery, Settlement, WebhookEndpoint, WebhookEvent,
+    webhook_event,
 };
 
 fn not_found_webhook() -> DomainError {
@@ -159,118 +161,6 @@ impl DeliveryQueue for InMemoryStore {
         Ok(())
     }
 
-    async fn claim_due(
-        &self,
-        limit: usize,
-        now: OffsetDateTime,
-        lease_until: OffsetDateTime,
-        lease: Uuid,
-    ) -> DomainResult<Vec<ClaimedDelivery>> {
-        let mut state = self.state();
-        let mut due: Vec<usize> = state
-            .deliveries
-            .iter()
-            .enumerate()
-            .filter(|(_, row)| {
-                matches!(
-                    row.delivery.status,
-                    DeliveryStatus::Pending | DeliveryStatus::Delivering
-                ) && row.due_at <= now
-            })
-            .map(|(i, _)| i)
-            .collect();
-        due.sort_by_key(|&i| (state.deliveries[i].due_at, state.deliveries[i].delivery.id));
-        due.truncate(limit);
-        let mut claimed = Vec::with_capacity(due.len());
-        for i in due {
-            let row = &mut state.deliveries[i];
-            row.lease = Some(lease);
-            row.due_at = lease_until;
-            row.delivery.status = DeliveryStatus::Delivering;
-            row.delivery.attempts += 1;
-            row.delivery.last_attempt_at = Some(now);
-            row.delivery.next_attempt_at = None;
-            let d = row.delivery.clone();
-            let Some(endpoint) = state
-                .webhooks
-                .iter()
-                .find(|w| w.team_id == d.team_id && w.id == d.webhook_id)
-            else {
-                continue;
-            };
-            claimed.push(ClaimedDelivery {
-                id: d.id,
-                team_id: d.team_id,
-                webhook_id: d.webhook_id,
-                event_id: d.event_id,
-                event: d.event,
-                origin: d.origin,
-                attempt: d.attempts,
-                lease,
-                payload: d.payload,
-                url: endpoint.url.clone(),
-                secrets: endpoint.secrets.clone(),
-                endpoint_enabled: endpoint.enabled,
-            });
-        }
-        Ok(claimed)
-    }
-
-    async fn settle(
-        &self,
-        claimed: &ClaimedDelivery,
-        settlement: &Settlement,
-    ) -> DomainResult<bool> {
-        let mut state = self.state();
-        let Some(row) = state.deliveries.iter_mut().find(|row| {
-            row.delivery.team_id == claimed.team_id
-                && row.delivery.id == claimed.id
-                && row.lease == Some(claimed.lease)
-                && row.delivery.status == DeliveryStatus::Delivering
-        }) else {
-            return Ok(false);
-        };
-        row.lease = None;
-        let d = &mut row.delivery;
-        d.status = settlement.status;
-        d.response_status = settlement.response_status;
-        d.response_body.clone_from(&settlement.response_body);
-        d.error.clone_from(&settlement.error);
-        d.last_attempt_at = Some(settlement.attempted_at);
-        d.next_attempt_at = settlement.next_attempt_at;
-        if let Some(next) = settlement.next_attempt_at {
-            row.due_at = next;
-        }
-        let delivered = match settlement.endpoint {
-            EndpointEffect::None => return Ok(true),
-            EndpointEffect::Delivered => true,
-            EndpointEffect::Failed => false,
-        };
-        if let Some(endpoint) = state
-            .webhooks
-            .iter_mut()
-            .find(|w| w.team_id == claimed.team_id && w.id == claimed.webhook_id)
-        {
-            *endpoint = endpoint.after_delivery(delivered);
-        }
-        Ok(true)
-    }
-
-    async fn release(&self, lease: Uuid, now: OffsetDateTime) -> DomainResult<u64> {
-        let mut released = 0;
-        for row in &mut self.state().deliveries {
-            if row.lease == Some(lease) && row.delivery.status == DeliveryStatus::Delivering {
-                row.lease = None;
-                row.due_at = now;
-                row.delivery.status = DeliveryStatus::Pending;
-                row.delivery.attempts = row.delivery.attempts.saturating_sub(1);
-                row.delivery.next_attempt_at = Some(now);
-                released += 1;
-            }
-        }
-        Ok(released)
-    }
-
     async fn list_deliveries(
         &self,
         team: TeamId,
@@ -307,38 +197,69 @@ impl DeliveryQueue for InMemoryStore {
             .cloned()
             .ok_or(DomainError::NotFound(Resource::Delivery))
     }
+}
 
-    async fn sweep_deliveries(&self, before: OffsetDateTime) -> DomainResult<u64> {
-        let mut state = self.state();
-        let count = state.deliveries.len();
-        state.deliveries.retain(|row| {
-            let d = &row.delivery;
-            !(d.created_at < before
-                && matches!(d.status, DeliveryStatus::Delivered | DeliveryStatus::Failed))
-        });
-        Ok(u64::try_from(count - state.deliveries.len()).unwrap_or(u64::MAX))
+impl StoredJob for Deliveries {
+    type Row = DeliveryRow;
+
+    fn rows(state: &mut State) -> &mut Vec<DeliveryRow> {
+        &mut state.deliveries
     }
 
-    async fn backlog(&self) -> DomainResult<Backlog> {
-        let state = self.state();
-        let waiting = state
-            .deliveries
+    fn claimed(state: &State, index: usize, lease: Uuid) -> Option<ClaimedDelivery> {
+        let d = &state.deliveries.get(index)?.delivery;
+        let endpoint = state
+            .webhooks
             .iter()
-            .map(|row| &row.delivery)
-            .filter(|d| {
-                matches!(
-                    d.status,
-                    DeliveryStatus::Pending | DeliveryStatus::Delivering
-                )
-            });
-        let (pending, oldest) = waiting.fold((0, None), |(n, oldest), d| {
-            let oldest = match oldest {
-                Some(at) if at <= d.created_at => Some(at),
-                _ => Some(d.created_at),
-            };
-            (n + 1, oldest)
-        });
-        Ok(Backlog { pending, oldest })
+            .find(|w| w.team_id == d.team_id && w.id == d.webhook_id)?;
+        Some(ClaimedDelivery {
+            id: d.id,
+            team_id: d.team_id,
+            webhook_id: d.webhook_id,
+            event_id: d.event_id,
+            event: d.event,
+            origin: d.origin,
+            attempt: d.attempts,
+            lease,
+            payload: d.payload.clone(),
+            url: endpoint.url.clone(),
+            secrets: endpoint.secrets.clone(),
+            endpoint_enabled: endpoint.enabled,
+        })
+    }
+
+    fn key(claimed: &ClaimedDelivery) -> (Uuid, Uuid) {
+        (claimed.team_id.as_uuid(), claimed.id.as_uuid())
+    }
+
+    fn apply(state: &mut State, index: usize, settlement: &Settlement) {
+        let Some(row) = state.deliveries.get_mut(index) else {
+            return;
+        };
+        row.lease = None;
+        let d = &mut row.delivery;
+        d.status = settlement.status;
+        d.response_status = settlement.response_status;
+        d.response_body.clone_from(&settlement.response_body);
+        d.error.clone_from(&settlement.error);
+        d.last_attempt_at = Some(settlement.attempted_at);
+        d.next_attempt_at = settlement.next_attempt_at;
+        if let Some(next) = settlement.next_attempt_at {
+            row.due_at = next;
+        }
+        let delivered = match settlement.endpoint {
+            EndpointEffect::None => return,
+            EndpointEffect::Delivered => true,
+            EndpointEffect::Failed => false,
+        };
+        let (team, webhook) = (row.delivery.team_id, row.delivery.webhook_id);
+        if let Some(endpoint) = state
+            .webhooks
+            .iter_mut()
+            .find(|w| w.team_id == team && w.id == webhook)
+        {
+            *endpoint = endpoint.after_delivery(delivered);
+        }
     }
 }
 
@@ -367,7 +288,7 @@ impl EventFeed for InMemoryStore {
     }
 }
 
-/// A [`WebhookSender`] answering from a script (then 200 once it runs out) and remembering
+/// A webhook [`Sender`] answering from a script (then 200 once it runs out) and remembering
 /// what it was asked to send.
 #[derive(Debug, Default)]
 pub struct ScriptedSender {
@@ -396,7 +317,7 @@ impl ScriptedSender {
 }
 
 #[async_trait]
-impl WebhookSender for ScriptedSender {
+impl Sender<Deliveries> for ScriptedSender {
     async fn send(&self, delivery: &ClaimedDelivery, _now: OffsetDateTime) -> AttemptOutcome {
         self.sent
             .lock()

@@ -1,12 +1,16 @@
 #![doc = include_str!("../README.md")]
 
+pub mod channel;
 pub mod mail;
 pub mod metrics;
 pub mod resolver;
 pub mod sender;
 pub mod signing;
+pub mod webhooks;
 pub mod worker;
 
-pub use mail::{MailChannel, MailConfig, MailSender};
+pub use channel::{Hooks, QueueChannel};
+pub use mail::{MailChannel, MailConfig, MailHooks, MailSender};
 pub use sender::{HttpSender, SenderConfig, SenderError, install_tls};
-pub use worker::{Channel, WebhookChannel, Worker, WorkerConfig, WorkerTask};
+pub use webhooks::{WebhookChannel, WebhookHooks};
+pub use worker::{Channel, Worker, WorkerConfig, WorkerTask};

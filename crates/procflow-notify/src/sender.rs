@@ -1,12 +1,12 @@
-//! `WebhookSender` over HTTP: reqwest with rustls, no proxy, no redirects, a timeout, the
+//! The webhook `Sender` over HTTP: reqwest with rustls, no proxy, no redirects, a timeout, the
 //! address policy at each attempt, and Standard Webhooks signatures over the exact body sent.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use procflow_domain::ports::WebhookSender;
-use procflow_domain::webhook::{AttemptOutcome, ClaimedDelivery, Settlement};
+use procflow_domain::ports::Sender;
+use procflow_domain::webhook::{AttemptOutcome, ClaimedDelivery, Deliveries, Settlement};
 use reqwest::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER, USER_AGENT};
 use reqwest::{Client, Url};
 use time::OffsetDateTime;
@@ -147,7 +147,7 @@ async fn body_start(mut response: reqwest::Response) -> String {
 }
 
 #[async_trait]
-impl WebhookSender for HttpSender {
+impl Sender<Deliveries> for HttpSender {
     async fn send(&self, delivery: &ClaimedDelivery, now: OffsetDateTime) -> AttemptOutcome {
         let url = match Url::parse(delivery.url.as_str()) {
             Ok(url) => url,

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use procflow_domain::ids::{DeliveryId, EventId, TeamId, WebhookId};
-use procflow_domain::ports::WebhookSender;
+use procflow_domain::ports::Sender;
 use procflow_domain::webhook::{
     AttemptOutcome, ClaimedDelivery, DeliveryOrigin, SigningSecrets, WebhookEvent, WebhookSecret,
 };

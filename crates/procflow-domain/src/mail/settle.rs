@@ -1,9 +1,10 @@
 //! What a send's outcome makes of an email: sent, retried after the webhook schedule's wait,
-//! or failed.
+//! or failed, as [`Settled::of`] decides for every job.
 
 use time::OffsetDateTime;
 
 use super::{ClaimedMail, MailStatus};
+use crate::queue::{Fate, Settled, Verdict};
 use crate::webhook::RetrySchedule;
 
 /// What one send met.
@@ -66,20 +67,24 @@ impl MailSettlement {
         schedule: &RetrySchedule,
         unit: f64,
     ) -> Self {
-        let (status, next_attempt_at, error) = match outcome {
-            MailOutcome::Sent => (MailStatus::Sent, None, None),
-            MailOutcome::Permanent(error) => (MailStatus::Failed, None, Some(error)),
-            MailOutcome::Temporary(error) => match schedule.wait_after(claimed.attempt, unit, None)
-            {
-                Some(wait) => (MailStatus::Pending, Some(at + wait), Some(error)),
-                None => (MailStatus::Failed, None, Some(error)),
+        let verdict = match outcome {
+            MailOutcome::Sent => Verdict::Done,
+            MailOutcome::Permanent(error) => Verdict::Fail(error),
+            MailOutcome::Temporary(error) => Verdict::Retry {
+                error,
+                retry_after: None,
             },
         };
+        let settled = Settled::of(claimed.attempt, at, verdict, schedule, unit);
         Self {
-            status,
-            next_attempt_at,
-            error,
-            attempted_at: at,
+            status: match settled.fate {
+                Fate::Done => MailStatus::Sent,
+                Fate::RetryAt(_) => MailStatus::Pending,
+                Fate::Failed => MailStatus::Failed,
+            },
+            next_attempt_at: settled.next_attempt_at(),
+            error: settled.error,
+            attempted_at: settled.attempted_at,
         }
     }
 }

@@ -56,7 +56,7 @@ pub struct Admission {
 #[async_trait]
 pub trait RateLimiter: Send + Sync {
     /// Finds the unrevoked key whose secret hashes to `key_hash`, with its team, as
-    /// [`TeamStore::find_api_key`] does. When the team is active, also counts a request of the
+    /// [`TeamStore::find_api_key`](super::TeamStore::find_api_key) does. When the team is active, also counts a request of the
     /// key at `now` if fewer than `limit` were accepted in the `window` before it. Exact across
     /// instances sharing the store: of any number of concurrent calls, at most `limit` are
     /// accepted per rolling window. Refused requests are not counted, nor are requests of an

@@ -2,68 +2,22 @@
 
 use async_trait::async_trait;
 use time::OffsetDateTime;
-use uuid::Uuid;
 
-use super::webhooks::Backlog;
+use super::queue::LeasedQueue;
 use crate::error::DomainResult;
 use crate::event::Event;
-use crate::mail::{ClaimedMail, DueNotice, MailSettlement, NewMail};
+use crate::mail::{DueNotice, Mails, NewMail};
 
-/// The emails waiting, in flight and done, shared by every worker of every instance.
+/// The emails waiting, in flight and done, shared by every worker of every instance: a
+/// [`LeasedQueue`] of [`Mails`], plus enqueueing with its uniqueness rule.
 #[async_trait]
-pub trait MailQueue: Send + Sync {
-    /// Queues pending emails, due at their `created_at`. An email MUST be queued at most once
-    /// per (team, event), however often the same event is fanned out (a worker that dies
-    /// mid-way repeats it).
+pub trait MailQueue: LeasedQueue<Mails> {
+    /// Queues pending emails, due at their `created_at`.
     ///
     /// # Errors
-    /// Only store failures.
+    /// Only store failures. An email MUST be queued at most once per (team, event), however
+    /// often the same event is fanned out (a worker that dies mid-way repeats it).
     async fn enqueue_mail(&self, mails: &[NewMail]) -> DomainResult<()>;
-
-    /// Leases up to `limit` due emails (pending and due at `now`, or in flight with a lease
-    /// run out) until `lease_until` under the token `lease`, counting an attempt on each,
-    /// oldest due first. An email leased MUST NOT be handed out again before its lease runs
-    /// out, whichever instance asks; its cost MUST NOT grow with the emails that ended.
-    ///
-    /// # Errors
-    /// Only store failures.
-    async fn claim_mail(
-        &self,
-        limit: usize,
-        now: OffsetDateTime,
-        lease_until: OffsetDateTime,
-        lease: Uuid,
-    ) -> DomainResult<Vec<ClaimedMail>>;
-
-    /// Records what sends made of emails, each only while it is still held under its claim's
-    /// lease; answers, in order, whether each was recorded.
-    ///
-    /// # Errors
-    /// Only store failures.
-    async fn settle_mail(
-        &self,
-        settled: &[(ClaimedMail, MailSettlement)],
-    ) -> DomainResult<Vec<bool>>;
-
-    /// Gives back every email still held under `lease`, due at `now`, its attempt uncounted
-    /// (a worker shutting down). Answers how many.
-    ///
-    /// # Errors
-    /// Only store failures.
-    async fn release_mail(&self, lease: Uuid, now: OffsetDateTime) -> DomainResult<u64>;
-
-    /// How many emails are pending or in flight, and when the oldest was queued.
-    ///
-    /// # Errors
-    /// Only store failures.
-    async fn mail_backlog(&self) -> DomainResult<Backlog>;
-
-    /// Removes the emails queued before `before` that are no longer pending or in flight.
-    /// Answers how many.
-    ///
-    /// # Errors
-    /// Only store failures.
-    async fn sweep_mail(&self, before: OffsetDateTime) -> DomainResult<u64>;
 }
 
 /// Decides the event a due notice raises, if any.

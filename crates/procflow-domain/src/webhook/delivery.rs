@@ -7,6 +7,7 @@ use uuid::Uuid;
 use super::{RetrySchedule, SigningSecrets, WebhookEvent, WebhookUrl};
 use crate::ids::{DeliveryId, EventId, TeamId, WebhookId};
 use crate::names::named;
+use crate::queue::{Fate, Settled, Verdict};
 
 named! {
     /// Where a delivery stands (API contract 8.1).
@@ -190,7 +191,8 @@ impl Settlement {
 
     /// What `attempt` makes of `claimed`: a 2xx is delivered; anything else is retried after
     /// the schedule's wait (jittered by `unit`, or the receiver's `Retry-After`) or, after the
-    /// last attempt, failed. A delivery whose endpoint is disabled fails without counting.
+    /// last attempt, failed, as [`Settled::of`] decides for every job. A delivery whose
+    /// endpoint is disabled fails without counting.
     #[must_use]
     pub fn of(
         claimed: &ClaimedDelivery,
@@ -198,38 +200,35 @@ impl Settlement {
         schedule: &RetrySchedule,
         unit: f64,
     ) -> Self {
-        let counts = claimed.origin != DeliveryOrigin::Test;
-        let (response_status, response_body, error, retry_after) = match attempt.outcome {
+        let (response_status, response_body, verdict) = match attempt.outcome {
             AttemptOutcome::Response {
                 status,
                 body,
                 retry_after,
             } => {
                 let body: String = body.chars().take(Self::BODY_CHARS).collect();
-                if (200..300).contains(&status) {
-                    return Self {
-                        status: DeliveryStatus::Delivered,
-                        next_attempt_at: None,
-                        response_status: Some(status),
-                        response_body: Some(body),
-                        error: None,
-                        attempted_at: attempt.at,
-                        endpoint: if counts {
-                            EndpointEffect::Delivered
-                        } else {
-                            EndpointEffect::None
-                        },
-                    };
-                }
-                let error = if (300..400).contains(&status) {
-                    format!("the endpoint answered {status}; redirects are not followed")
+                let verdict = if (200..300).contains(&status) {
+                    Verdict::Done
                 } else {
-                    format!("the endpoint answered {status}")
+                    Verdict::Retry {
+                        error: if (300..400).contains(&status) {
+                            format!("the endpoint answered {status}; redirects are not followed")
+                        } else {
+                            format!("the endpoint answered {status}")
+                        },
+                        retry_after: retry_after.filter(|_| status == 429 || status == 503),
+                    }
                 };
-                let retry_after = retry_after.filter(|_| status == 429 || status == 503);
-                (Some(status), Some(body), error, retry_after)
+                (Some(status), Some(body), verdict)
             }
-            AttemptOutcome::Error(error) => (None, None, error, None),
+            AttemptOutcome::Error(error) => (
+                None,
+                None,
+                Verdict::Retry {
+                    error,
+                    retry_after: None,
+                },
+            ),
             AttemptOutcome::EndpointDisabled => {
                 return Self {
                     status: DeliveryStatus::Failed,
@@ -242,28 +241,25 @@ impl Settlement {
                 };
             }
         };
-        match schedule.wait_after(claimed.attempt, unit, retry_after) {
-            Some(wait) => Self {
-                status: DeliveryStatus::Pending,
-                next_attempt_at: Some(attempt.at + wait),
-                response_status,
-                response_body,
-                error: Some(error),
-                attempted_at: attempt.at,
-                endpoint: EndpointEffect::None,
-            },
-            None => Self {
-                status: DeliveryStatus::Failed,
-                next_attempt_at: None,
-                response_status,
-                response_body,
-                error: Some(error),
-                attempted_at: attempt.at,
-                endpoint: if counts {
-                    EndpointEffect::Failed
-                } else {
-                    EndpointEffect::None
-                },
+        let settled = Settled::of(claimed.attempt, attempt.at, verdict, schedule, unit);
+        // A test's outcome never counts towards disabling its endpoint.
+        let counts = claimed.origin != DeliveryOrigin::Test;
+        let (status, endpoint) = match settled.fate {
+            Fate::Done => (DeliveryStatus::Delivered, EndpointEffect::Delivered),
+            Fate::RetryAt(_) => (DeliveryStatus::Pending, EndpointEffect::None),
+            Fate::Failed => (DeliveryStatus::Failed, EndpointEffect::Failed),
+        };
+        Self {
+            status,
+            next_attempt_at: settled.next_attempt_at(),
+            response_status,
+            response_body,
+            error: settled.error,
+            attempted_at: settled.attempted_at,
+            endpoint: if counts {
+                endpoint
+            } else {
+                EndpointEffect::None
             },
         }
     }

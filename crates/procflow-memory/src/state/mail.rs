@@ -7,6 +7,8 @@ use procflow_domain::mail::{MailStatus, NewMail};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::{LeasedRow, Stage};
+
 #[derive(Debug, Default)]
 pub(crate) struct MailState {
     pub(crate) mails: Vec<MailRow>,
@@ -21,4 +23,44 @@ pub(crate) struct MailRow {
     pub(crate) attempts: u32,
     pub(crate) due_at: OffsetDateTime,
     pub(crate) lease: Option<Uuid>,
+}
+
+impl LeasedRow for MailRow {
+    fn key(&self) -> (Uuid, Uuid) {
+        (self.mail.team_id.as_uuid(), self.mail.id.as_uuid())
+    }
+
+    fn stage(&self) -> Stage {
+        match self.status {
+            MailStatus::Pending => Stage::Pending,
+            MailStatus::Sending => Stage::Held,
+            MailStatus::Sent | MailStatus::Failed => Stage::Ended,
+        }
+    }
+
+    fn due_at(&self) -> OffsetDateTime {
+        self.due_at
+    }
+
+    fn created_at(&self) -> OffsetDateTime {
+        self.mail.created_at
+    }
+
+    fn lease(&self) -> Option<Uuid> {
+        self.lease
+    }
+
+    fn take(&mut self, _now: OffsetDateTime, until: OffsetDateTime, lease: Uuid) {
+        self.status = MailStatus::Sending;
+        self.attempts += 1;
+        self.due_at = until;
+        self.lease = Some(lease);
+    }
+
+    fn give_back(&mut self, now: OffsetDateTime) {
+        self.status = MailStatus::Pending;
+        self.lease = None;
+        self.due_at = now;
+        self.attempts = self.attempts.saturating_sub(1);
+    }
 }

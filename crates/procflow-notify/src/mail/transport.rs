@@ -4,12 +4,15 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use async_trait::async_trait;
 use lettre::message::{Mailbox, MultiPart};
 use lettre::transport::smtp::Error as SmtpError;
 use lettre::{
     Address, AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor,
 };
-use procflow_domain::mail::{ClaimedMail, MailOutcome};
+use procflow_domain::mail::{ClaimedMail, MailOutcome, Mails};
+use procflow_domain::ports::Sender;
+use time::OffsetDateTime;
 
 use super::render::render;
 
@@ -211,6 +214,14 @@ fn classify(error: SmtpError) -> MailOutcome {
         MailOutcome::Temporary(format!("the SMTP server deferred the email: {text}"))
     } else {
         MailOutcome::Temporary(format!("cannot reach the SMTP server: {text}"))
+    }
+}
+
+/// The email port of the attempt use case: the send's time is the transport's own.
+#[async_trait]
+impl Sender<Mails> for MailSender {
+    async fn send(&self, claimed: &ClaimedMail, _now: OffsetDateTime) -> MailOutcome {
+        MailSender::send(self, claimed).await
     }
 }
 

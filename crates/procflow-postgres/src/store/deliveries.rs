@@ -1,25 +1,27 @@
-//! `DeliveryQueue` on PostgreSQL: claims in one short statement with `FOR UPDATE SKIP LOCKED`
-//! and a lease token, outcomes recorded by one statement fenced by that token.
+//! `DeliveryQueue` on PostgreSQL: the shared leased queue's statements (`queue.rs`) on
+//! `webhook_deliveries`, with what only deliveries have: the endpoint joined to a claim, its
+//! failure count changed by an outcome in the same statement, enqueueing and the log.
+
+use std::sync::LazyLock;
 
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel::sql_types::{
-    Array, BigInt, Bool, Integer, Nullable, Text, Timestamptz, Uuid as SqlUuid,
-};
+use diesel::sql_types::{Array, Bool, Integer, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use procflow_domain::error::{DomainResult, Resource};
 use procflow_domain::ids::{DeliveryId, EventId, TeamId, WebhookId};
-use procflow_domain::ports::{Backlog, DeliveryQueue};
+use procflow_domain::ports::DeliveryQueue;
 use procflow_domain::values::{Cursor, Page, PageRequest};
 use procflow_domain::webhook::{
-    ClaimedDelivery, Delivery, DeliveryFilter, EndpointEffect, FAILURES_BEFORE_DISABLE,
+    ClaimedDelivery, Deliveries, Delivery, DeliveryFilter, EndpointEffect, FAILURES_BEFORE_DISABLE,
     NewDelivery, Settlement, SigningSecrets, WebhookSecret,
 };
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::queue::{self, Settled};
-use super::sweep::delete_in_batches;
+use super::queue::{
+    self, ClaimShape, Column, PgJob, QueueTable, Settled, SettledRow, Statements, bind_settled,
+};
 use super::{PgStore, not_found};
 use crate::error::{corrupt, db_error};
 use crate::rows::webhook::{DeliveryRow, NewDeliveryRow};
@@ -27,7 +29,7 @@ use crate::rows::{parse, to_i32, to_u32};
 use crate::schema::{webhook_deliveries, webhook_endpoints};
 
 #[derive(QueryableByName)]
-struct ClaimedRow {
+pub(super) struct ClaimedRow {
     #[diesel(sql_type = SqlUuid)]
     team_id: Uuid,
     #[diesel(sql_type = SqlUuid)]
@@ -86,12 +88,6 @@ impl ClaimedRow {
     }
 }
 
-#[derive(QueryableByName)]
-struct Count {
-    #[diesel(sql_type = BigInt)]
-    count: i64,
-}
-
 #[async_trait]
 impl DeliveryQueue for PgStore {
     async fn enqueue(&self, deliveries: &[NewDelivery]) -> DomainResult<()> {
@@ -129,178 +125,6 @@ impl DeliveryQueue for PgStore {
         drop(conn);
         self.ring();
         Ok(())
-    }
-
-    async fn claim_due(
-        &self,
-        limit: usize,
-        now: OffsetDateTime,
-        lease_until: OffsetDateTime,
-        lease: Uuid,
-    ) -> DomainResult<Vec<ClaimedDelivery>> {
-        let mut conn = self.conn().await?;
-        let rows: Vec<ClaimedRow> = diesel::sql_query(
-            "WITH due AS ( \
-               SELECT team_id, id FROM webhook_deliveries \
-               WHERE status IN ('pending', 'delivering') AND due_at <= $1 \
-               ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
-             UPDATE webhook_deliveries d \
-             SET status = 'delivering', attempts = d.attempts + 1, lease = $3, due_at = $4, \
-                 last_attempt_at = $1 \
-             FROM due, webhook_endpoints e \
-             WHERE d.team_id = due.team_id AND d.id = due.id \
-               AND e.team_id = d.team_id AND e.id = d.webhook_id \
-             RETURNING d.team_id, d.id, d.webhook_id, d.event_id, d.event, d.origin, d.attempts, \
-                       d.payload, e.url, e.enabled, e.secret, e.previous_secret, \
-                       e.previous_secret_until",
-        )
-        .bind::<Timestamptz, _>(now)
-        .bind::<BigInt, _>(i64::try_from(limit).unwrap_or(i64::MAX))
-        .bind::<SqlUuid, _>(lease)
-        .bind::<Timestamptz, _>(lease_until)
-        .load(&mut conn)
-        .await
-        .map_err(db_error)?;
-        rows.into_iter().map(|row| row.into_domain(lease)).collect()
-    }
-
-    async fn settle(
-        &self,
-        claimed: &ClaimedDelivery,
-        settlement: &Settlement,
-    ) -> DomainResult<bool> {
-        let effect = match settlement.endpoint {
-            EndpointEffect::None => 0,
-            EndpointEffect::Delivered => 1,
-            EndpointEffect::Failed => 2,
-        };
-        let mut conn = self.conn().await?;
-        // One statement, so one transaction: the delivery (only while still held under this
-        // lease) and its endpoint's failure count, as WebhookEndpoint::after_delivery decides.
-        let settled: Vec<Count> = diesel::sql_query(
-            "WITH settled AS ( \
-               UPDATE webhook_deliveries \
-               SET status = $4, response_status = $5, response_body = $6, error = $7, \
-                   last_attempt_at = $8, due_at = coalesce($9, due_at), lease = NULL \
-               WHERE team_id = $1 AND id = $2 AND lease = $3 AND status = 'delivering' \
-               RETURNING team_id, webhook_id), \
-             counted AS ( \
-               UPDATE webhook_endpoints e SET \
-                 consecutive_failures = CASE WHEN $10 = 1 THEN 0 ELSE e.consecutive_failures + 1 END, \
-                 enabled = e.enabled AND NOT ($10 = 2 AND e.consecutive_failures + 1 >= $11), \
-                 disabled_reason = CASE WHEN $10 = 2 AND e.enabled AND e.consecutive_failures + 1 >= $11 \
-                                        THEN 'consecutive_failures' ELSE e.disabled_reason END \
-               FROM settled \
-               WHERE $10 <> 0 AND e.team_id = settled.team_id AND e.id = settled.webhook_id \
-                 AND NOT ($10 = 1 AND e.consecutive_failures = 0) \
-               RETURNING 1) \
-             SELECT count(*) AS count FROM settled",
-        )
-        .bind::<SqlUuid, _>(claimed.team_id.as_uuid())
-        .bind::<SqlUuid, _>(claimed.id.as_uuid())
-        .bind::<SqlUuid, _>(claimed.lease)
-        .bind::<Text, _>(settlement.status.as_str())
-        .bind::<Nullable<Integer>, _>(settlement.response_status.map(i32::from))
-        .bind::<Nullable<Text>, _>(settlement.response_body.as_deref())
-        .bind::<Nullable<Text>, _>(settlement.error.as_deref())
-        .bind::<Timestamptz, _>(settlement.attempted_at)
-        .bind::<Nullable<Timestamptz>, _>(settlement.next_attempt_at)
-        .bind::<Integer, _>(effect)
-        .bind::<Integer, _>(to_i32(FAILURES_BEFORE_DISABLE))
-        .load(&mut conn)
-        .await
-        .map_err(db_error)?;
-        Ok(settled.iter().any(|row| row.count > 0))
-    }
-
-    async fn settle_all(
-        &self,
-        settled: &[(ClaimedDelivery, Settlement)],
-    ) -> DomainResult<Vec<bool>> {
-        // Retries and deliveries in one statement; the few outcomes that count a failure (and
-        // may disable an endpoint) one by one, after them, in order.
-        let (batch, single): (Vec<usize>, Vec<usize>) =
-            (0..settled.len()).partition(|&i| settled[i].1.endpoint != EndpointEffect::Failed);
-        let mut recorded = vec![false; settled.len()];
-        if !batch.is_empty() {
-            let rows: Vec<&(ClaimedDelivery, Settlement)> =
-                batch.iter().map(|&i| &settled[i]).collect();
-            let mut conn = self.conn().await?;
-            let done: Vec<Settled> = diesel::sql_query(
-                "WITH input AS ( \
-                   SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::int4[], \
-                                        $6::text[], $7::text[], $8::timestamptz[], $9::timestamptz[], \
-                                        $10::bool[]) \
-                   AS i(team_id, id, lease, status, response_status, response_body, error, \
-                        attempted_at, next_attempt_at, delivered)), \
-                 settled AS ( \
-                   UPDATE webhook_deliveries d \
-                   SET status = i.status, response_status = i.response_status, \
-                       response_body = i.response_body, error = i.error, \
-                       last_attempt_at = i.attempted_at, \
-                       due_at = coalesce(i.next_attempt_at, d.due_at), lease = NULL \
-                   FROM input i \
-                   WHERE d.team_id = i.team_id AND d.id = i.id AND d.lease = i.lease \
-                     AND d.status = 'delivering' \
-                   RETURNING d.team_id, d.id, d.webhook_id, i.delivered), \
-                 reset AS ( \
-                   UPDATE webhook_endpoints e SET consecutive_failures = 0 \
-                   FROM (SELECT DISTINCT team_id, webhook_id FROM settled WHERE delivered) s \
-                   WHERE e.team_id = s.team_id AND e.id = s.webhook_id \
-                     AND e.consecutive_failures <> 0 \
-                   RETURNING 1) \
-                 SELECT id FROM settled",
-            )
-            .bind::<Array<SqlUuid>, _>(rows.iter().map(|(c, _)| c.team_id.as_uuid()).collect::<Vec<_>>())
-            .bind::<Array<SqlUuid>, _>(rows.iter().map(|(c, _)| c.id.as_uuid()).collect::<Vec<_>>())
-            .bind::<Array<SqlUuid>, _>(rows.iter().map(|(c, _)| c.lease).collect::<Vec<_>>())
-            .bind::<Array<Text>, _>(rows.iter().map(|(_, s)| s.status.as_str()).collect::<Vec<_>>())
-            .bind::<Array<Nullable<Integer>>, _>(
-                rows.iter().map(|(_, s)| s.response_status.map(i32::from)).collect::<Vec<_>>(),
-            )
-            .bind::<Array<Nullable<Text>>, _>(
-                rows.iter().map(|(_, s)| s.response_body.as_deref()).collect::<Vec<_>>(),
-            )
-            .bind::<Array<Nullable<Text>>, _>(rows.iter().map(|(_, s)| s.error.as_deref()).collect::<Vec<_>>())
-            .bind::<Array<Timestamptz>, _>(rows.iter().map(|(_, s)| s.attempted_at).collect::<Vec<_>>())
-            .bind::<Array<Nullable<Timestamptz>>, _>(
-                rows.iter().map(|(_, s)| s.next_attempt_at).collect::<Vec<_>>(),
-            )
-            .bind::<Array<Bool>, _>(
-                rows.iter()
-                    .map(|(_, s)| s.endpoint == EndpointEffect::Delivered)
-                    .collect::<Vec<_>>(),
-            )
-            .load(&mut conn)
-            .await
-            .map_err(db_error)?;
-            for i in batch {
-                recorded[i] = done.iter().any(|row| row.id == settled[i].0.id.as_uuid());
-            }
-        }
-        for i in single {
-            recorded[i] = self.settle(&settled[i].0, &settled[i].1).await?;
-        }
-        Ok(recorded)
-    }
-
-    async fn release(&self, lease: Uuid, now: OffsetDateTime) -> DomainResult<u64> {
-        let mut conn = self.conn().await?;
-        let released = diesel::update(
-            webhook_deliveries::table
-                .filter(webhook_deliveries::lease.eq(lease))
-                .filter(webhook_deliveries::status.eq("delivering")),
-        )
-        .set((
-            webhook_deliveries::status.eq("pending"),
-            webhook_deliveries::due_at.eq(now),
-            webhook_deliveries::attempts.eq(webhook_deliveries::attempts - 1),
-            webhook_deliveries::lease.eq(None::<Uuid>),
-        ))
-        .execute(&mut conn)
-        .await
-        .map_err(db_error)?;
-        Ok(released as u64)
     }
 
     async fn list_deliveries(
@@ -373,26 +197,178 @@ impl DeliveryQueue for PgStore {
             .ok_or(not_found(Resource::Delivery))?
             .into_domain()
     }
+}
 
-    async fn sweep_deliveries(&self, before: OffsetDateTime) -> DomainResult<u64> {
+/// The webhook deliveries' statements, from the one builder: the claim joins the endpoint
+/// (co-located on `team_id`) for what sending needs; the settle sets the answer and carries
+/// the outcome's effect on the endpoint (0 none, 1 delivered, 2 failed).
+static QUEUE: LazyLock<Statements> = LazyLock::new(|| {
+    QueueTable {
+        table: "webhook_deliveries",
+        held: "delivering",
+        done: "delivered",
+    }
+    .statements(
+        &ClaimShape {
+            join: ", webhook_endpoints e",
+            on: "AND e.team_id = q.team_id AND e.id = q.webhook_id",
+            returning: "q.team_id, q.id, q.webhook_id, q.event_id, q.event, q.origin, \
+                        q.attempts, q.payload, e.url, e.enabled, e.secret, e.previous_secret, \
+                        e.previous_secret_until",
+        },
+        &[
+            Column {
+                name: "response_status",
+                array: "int4[]",
+                set: true,
+            },
+            Column {
+                name: "response_body",
+                array: "text[]",
+                set: true,
+            },
+            Column {
+                name: "effect",
+                array: "int4[]",
+                set: false,
+            },
+        ],
+        ", q.team_id, q.webhook_id, i.effect",
+    )
+});
+
+/// Outcomes that reset their endpoint's failure count (or leave it), in one statement.
+static SETTLE_BATCH: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "WITH settled AS ({}), \
+         reset AS ( \
+           UPDATE webhook_endpoints e SET consecutive_failures = 0 \
+           FROM (SELECT DISTINCT team_id, webhook_id FROM settled WHERE effect = 1) s \
+           WHERE e.team_id = s.team_id AND e.id = s.webhook_id \
+             AND e.consecutive_failures <> 0 \
+           RETURNING 1) \
+         SELECT id FROM settled",
+        QUEUE.settle
+    )
+});
+
+/// One outcome and its effect on its endpoint, as `WebhookEndpoint::after_delivery` decides,
+/// in one statement (so one transaction); `$11` the failures that disable.
+static SETTLE_COUNTED: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "WITH settled AS ({}), \
+         counted AS ( \
+           UPDATE webhook_endpoints e SET \
+             consecutive_failures = CASE WHEN s.effect = 1 THEN 0 \
+                                         ELSE e.consecutive_failures + 1 END, \
+             enabled = e.enabled AND NOT (s.effect = 2 AND e.consecutive_failures + 1 >= $11), \
+             disabled_reason = CASE WHEN s.effect = 2 AND e.enabled \
+                                         AND e.consecutive_failures + 1 >= $11 \
+                                    THEN 'consecutive_failures' ELSE e.disabled_reason END \
+           FROM settled s \
+           WHERE s.effect <> 0 AND e.team_id = s.team_id AND e.id = s.webhook_id \
+             AND NOT (s.effect = 1 AND e.consecutive_failures = 0) \
+           RETURNING 1) \
+         SELECT id FROM settled",
+        QUEUE.settle
+    )
+});
+
+fn effect(settlement: &Settlement) -> i32 {
+    match settlement.endpoint {
+        EndpointEffect::None => 0,
+        EndpointEffect::Delivered => 1,
+        EndpointEffect::Failed => 2,
+    }
+}
+
+impl PgStore {
+    /// Records `settled` with `statement` (binds: the shared settle's, the deliveries'
+    /// columns, then `$11` the failures that disable when `counted`).
+    async fn settle_deliveries(
+        &self,
+        statement: &str,
+        settled: &[&(ClaimedDelivery, Settlement)],
+        counted: bool,
+    ) -> DomainResult<Vec<bool>> {
+        let rows: Vec<SettledRow<'_>> = settled
+            .iter()
+            .map(|(c, s)| Deliveries::settled_row(c, s))
+            .collect();
+        let mut query = bind_settled(statement, &rows)
+            .bind::<Array<Nullable<Integer>>, _>(
+                settled
+                    .iter()
+                    .map(|(_, s)| s.response_status.map(i32::from))
+                    .collect::<Vec<_>>(),
+            )
+            .bind::<Array<Nullable<Text>>, _>(
+                settled
+                    .iter()
+                    .map(|(_, s)| s.response_body.as_deref())
+                    .collect::<Vec<_>>(),
+            )
+            .bind::<Array<Integer>, _>(settled.iter().map(|(_, s)| effect(s)).collect::<Vec<_>>());
+        if counted {
+            query = query.bind::<Integer, _>(to_i32(FAILURES_BEFORE_DISABLE));
+        }
         let mut conn = self.conn().await?;
-        delete_in_batches(
-            &mut conn,
-            "DELETE FROM webhook_deliveries WHERE (team_id, id) IN ( \
-               SELECT team_id, id FROM webhook_deliveries \
-               WHERE created_at < $1 AND status IN ('delivered', 'failed') LIMIT $2)",
-            before,
-        )
-        .await
+        let done: Vec<Settled> = query.load(&mut conn).await.map_err(db_error)?;
+        Ok(queue::recorded(
+            settled.iter().map(|(c, _)| c.id.as_uuid()),
+            &done,
+        ))
+    }
+}
+
+#[async_trait]
+impl PgJob for Deliveries {
+    type Row = ClaimedRow;
+
+    fn statements() -> &'static Statements {
+        &QUEUE
     }
 
-    async fn backlog(&self) -> DomainResult<Backlog> {
-        let mut conn = self.conn().await?;
-        queue::backlog(
-            &mut conn,
-            "SELECT count(*) AS count, min(created_at) AS oldest FROM webhook_deliveries \
-             WHERE status IN ('pending', 'delivering')",
-        )
-        .await
+    fn claimed(row: ClaimedRow, lease: Uuid) -> DomainResult<ClaimedDelivery> {
+        row.into_domain(lease)
+    }
+
+    fn settled_row<'a>(c: &ClaimedDelivery, s: &'a Settlement) -> SettledRow<'a> {
+        SettledRow {
+            team_id: c.team_id.as_uuid(),
+            id: c.id.as_uuid(),
+            lease: c.lease,
+            status: s.status.as_str(),
+            error: s.error.as_deref(),
+            attempted_at: s.attempted_at,
+            next_attempt_at: s.next_attempt_at,
+        }
+    }
+
+    async fn settle(
+        store: &PgStore,
+        settled: &[(ClaimedDelivery, Settlement)],
+    ) -> DomainResult<Vec<bool>> {
+        // Retries and deliveries in one statement; the few outcomes that count a failure (and
+        // may disable an endpoint) one by one, after them, in order: two failures of one
+        // endpoint in one statement would count once.
+        let (batch, single): (Vec<usize>, Vec<usize>) =
+            (0..settled.len()).partition(|&i| settled[i].1.endpoint != EndpointEffect::Failed);
+        let mut recorded = vec![false; settled.len()];
+        if !batch.is_empty() {
+            let rows: Vec<&(ClaimedDelivery, Settlement)> =
+                batch.iter().map(|&i| &settled[i]).collect();
+            let done = store.settle_deliveries(&SETTLE_BATCH, &rows, false).await?;
+            for (i, done) in batch.into_iter().zip(done) {
+                recorded[i] = done;
+            }
+        }
+        for i in single {
+            let done = store
+                .settle_deliveries(&SETTLE_COUNTED, &[&settled[i]], true)
+                .await?;
+            recorded[i] = done.into_iter().next().unwrap_or(false);
+        }
+        Ok(recorded)
     }
 }

@@ -1,28 +1,26 @@
-//! `MailQueue` on PostgreSQL: the same claim (`FOR UPDATE SKIP LOCKED`, a lease token) and
-//! fenced outcomes as the webhook deliveries, on `emails`.
+//! `MailQueue` on PostgreSQL: the shared leased queue's statements (`queue.rs`) on `emails`,
+//! and enqueueing with its one email per event.
+
+use std::sync::LazyLock;
 
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel::sql_types::{
-    Array, BigInt, Integer, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid,
-};
+use diesel::sql_types::{Array, Integer, Jsonb, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use procflow_domain::error::DomainResult;
 use procflow_domain::ids::{EmailId, EventId, TeamId};
-use procflow_domain::mail::{ClaimedMail, MailSettlement, NewMail};
-use procflow_domain::ports::{Backlog, MailQueue};
+use procflow_domain::mail::{ClaimedMail, MailSettlement, Mails, NewMail};
+use procflow_domain::ports::MailQueue;
 use serde_json::Value;
-use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::PgStore;
-use super::queue::{self, Settled};
-use super::sweep::delete_in_batches;
+use super::queue::{ClaimShape, PgJob, QueueTable, SettledRow, Statements};
 use crate::error::{corrupt, db_error};
 use crate::rows::{parse, to_u32};
 
 #[derive(QueryableByName)]
-struct ClaimedRow {
+pub(super) struct ClaimedRow {
     #[diesel(sql_type = SqlUuid)]
     team_id: Uuid,
     #[diesel(sql_type = SqlUuid)]
@@ -106,136 +104,46 @@ impl MailQueue for PgStore {
         self.ring();
         Ok(())
     }
+}
 
-    async fn claim_mail(
-        &self,
-        limit: usize,
-        now: OffsetDateTime,
-        lease_until: OffsetDateTime,
-        lease: Uuid,
-    ) -> DomainResult<Vec<ClaimedMail>> {
-        let mut conn = self.conn().await?;
-        let rows: Vec<ClaimedRow> = diesel::sql_query(
-            "WITH due AS ( \
-               SELECT team_id, id FROM emails \
-               WHERE status IN ('pending', 'sending') AND due_at <= $1 \
-               ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
-             UPDATE emails m \
-             SET status = 'sending', attempts = m.attempts + 1, lease = $3, due_at = $4, \
-                 last_attempt_at = $1 \
-             FROM due \
-             WHERE m.team_id = due.team_id AND m.id = due.id \
-             RETURNING m.team_id, m.id, m.event_id, m.kind, m.recipient, m.content, m.attempts",
-        )
-        .bind::<Timestamptz, _>(now)
-        .bind::<BigInt, _>(i64::try_from(limit).unwrap_or(i64::MAX))
-        .bind::<SqlUuid, _>(lease)
-        .bind::<Timestamptz, _>(lease_until)
-        .load(&mut conn)
-        .await
-        .map_err(db_error)?;
-        rows.into_iter().map(|row| row.into_domain(lease)).collect()
+/// The emails' statements, from the one builder.
+static QUEUE: LazyLock<Statements> = LazyLock::new(|| {
+    QueueTable {
+        table: "emails",
+        held: "sending",
+        done: "sent",
+    }
+    .statements(
+        &ClaimShape {
+            join: "",
+            on: "",
+            returning: "q.team_id, q.id, q.event_id, q.kind, q.recipient, q.content, q.attempts",
+        },
+        &[],
+        "",
+    )
+});
+
+impl PgJob for Mails {
+    type Row = ClaimedRow;
+
+    fn statements() -> &'static Statements {
+        &QUEUE
     }
 
-    async fn settle_mail(
-        &self,
-        settled: &[(ClaimedMail, MailSettlement)],
-    ) -> DomainResult<Vec<bool>> {
-        if settled.is_empty() {
-            return Ok(Vec::new());
+    fn claimed(row: ClaimedRow, lease: Uuid) -> DomainResult<ClaimedMail> {
+        row.into_domain(lease)
+    }
+
+    fn settled_row<'a>(c: &ClaimedMail, s: &'a MailSettlement) -> SettledRow<'a> {
+        SettledRow {
+            team_id: c.team_id.as_uuid(),
+            id: c.id.as_uuid(),
+            lease: c.lease,
+            status: s.status.as_str(),
+            error: s.error.as_deref(),
+            attempted_at: s.attempted_at,
+            next_attempt_at: s.next_attempt_at,
         }
-        let mut conn = self.conn().await?;
-        let done: Vec<Settled> = diesel::sql_query(
-            "UPDATE emails m \
-             SET status = i.status, error = i.error, last_attempt_at = i.attempted_at, \
-                 due_at = coalesce(i.next_attempt_at, m.due_at), lease = NULL \
-             FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], \
-                         $6::timestamptz[], $7::timestamptz[]) \
-                  AS i(team_id, id, lease, status, error, attempted_at, next_attempt_at) \
-             WHERE m.team_id = i.team_id AND m.id = i.id AND m.lease = i.lease \
-               AND m.status = 'sending' \
-             RETURNING m.id",
-        )
-        .bind::<Array<SqlUuid>, _>(
-            settled
-                .iter()
-                .map(|(c, _)| c.team_id.as_uuid())
-                .collect::<Vec<_>>(),
-        )
-        .bind::<Array<SqlUuid>, _>(
-            settled
-                .iter()
-                .map(|(c, _)| c.id.as_uuid())
-                .collect::<Vec<_>>(),
-        )
-        .bind::<Array<SqlUuid>, _>(settled.iter().map(|(c, _)| c.lease).collect::<Vec<_>>())
-        .bind::<Array<Text>, _>(
-            settled
-                .iter()
-                .map(|(_, s)| s.status.as_str())
-                .collect::<Vec<_>>(),
-        )
-        .bind::<Array<Nullable<Text>>, _>(
-            settled
-                .iter()
-                .map(|(_, s)| s.error.as_deref())
-                .collect::<Vec<_>>(),
-        )
-        .bind::<Array<Timestamptz>, _>(
-            settled
-                .iter()
-                .map(|(_, s)| s.attempted_at)
-                .collect::<Vec<_>>(),
-        )
-        .bind::<Array<Nullable<Timestamptz>>, _>(
-            settled
-                .iter()
-                .map(|(_, s)| s.next_attempt_at)
-                .collect::<Vec<_>>(),
-        )
-        .load(&mut conn)
-        .await
-        .map_err(db_error)?;
-        Ok(settled
-            .iter()
-            .map(|(claimed, _)| done.iter().any(|row| row.id == claimed.id.as_uuid()))
-            .collect())
-    }
-
-    async fn release_mail(&self, lease: Uuid, now: OffsetDateTime) -> DomainResult<u64> {
-        let mut conn = self.conn().await?;
-        let released = diesel::sql_query(
-            "UPDATE emails SET status = 'pending', due_at = $2, attempts = attempts - 1, \
-                 lease = NULL \
-             WHERE lease = $1 AND status = 'sending'",
-        )
-        .bind::<SqlUuid, _>(lease)
-        .bind::<Timestamptz, _>(now)
-        .execute(&mut conn)
-        .await
-        .map_err(db_error)?;
-        Ok(released as u64)
-    }
-
-    async fn mail_backlog(&self) -> DomainResult<Backlog> {
-        let mut conn = self.conn().await?;
-        queue::backlog(
-            &mut conn,
-            "SELECT count(*) AS count, min(created_at) AS oldest FROM emails \
-             WHERE status IN ('pending', 'sending')",
-        )
-        .await
-    }
-
-    async fn sweep_mail(&self, before: OffsetDateTime) -> DomainResult<u64> {
-        let mut conn = self.conn().await?;
-        delete_in_batches(
-            &mut conn,
-            "DELETE FROM emails WHERE (team_id, id) IN ( \
-               SELECT team_id, id FROM emails \
-               WHERE created_at < $1 AND status IN ('sent', 'failed') LIMIT $2)",
-            before,
-        )
-        .await
     }
 }

@@ -5,12 +5,14 @@ use std::sync::Arc;
 
 use procflow_domain::event::Event;
 use procflow_domain::ids::{EventId, TeamId};
+use procflow_domain::mail::Mails;
 use procflow_domain::ports::{
-    Clock, DeliveryQueue, EventFeed, IdempotencyStore, MailQueue, NoticeStore, Outbox, RateLimiter,
-    RunStore, TeamStore, TemplateStore, WebhookStore, WindowLimiter,
+    Clock, DeliveryQueue, EventFeed, IdempotencyStore, LeasedQueue, MailQueue, NoticeStore, Outbox,
+    RateLimiter, RunStore, TeamStore, TemplateStore, WebhookStore, WindowLimiter,
 };
 use procflow_domain::service::{Ports, Procflow, WebhookPorts, Webhooks};
 use procflow_domain::team::{Role, Subscription, Team};
+use procflow_domain::webhook::Deliveries;
 use procflow_memory::{FixedClock, InMemoryStore, SequentialIds};
 use procflow_postgres::testing::{TestDatabase, migrated_database};
 use procflow_postgres::{PgStore, PoolConfig, StatementCounter};
@@ -81,6 +83,25 @@ impl<S> Store for S where
         + MailQueue
         + NoticeStore
 {
+}
+
+/// A store's two leased queues, by job: the shared port is generic over the job, so a call
+/// names which queue it means.
+pub trait Queues {
+    /// The webhook deliveries.
+    fn deliveries(&self) -> &dyn LeasedQueue<Deliveries>;
+    /// The emails.
+    fn mails(&self) -> &dyn LeasedQueue<Mails>;
+}
+
+impl Queues for dyn Store {
+    fn deliveries(&self) -> &dyn LeasedQueue<Deliveries> {
+        self
+    }
+
+    fn mails(&self) -> &dyn LeasedQueue<Mails> {
+        self
+    }
 }
 
 /// The implementation under test, for the few checks that look inside it.

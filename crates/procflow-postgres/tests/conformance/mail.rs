@@ -11,7 +11,7 @@ use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
-use super::env::{Env, Store, conformance_test};
+use super::env::{Env, Queues, Store, conformance_test};
 
 const T0: OffsetDateTime = datetime!(2026-03-01 9:00 UTC);
 const LEASE: Duration = Duration::seconds(30);
@@ -36,7 +36,8 @@ fn mail(env: &Env, n: u128, event: u128, at: OffsetDateTime) -> NewMail {
 
 async fn claim(store: &Arc<dyn Store>, now: OffsetDateTime, lease: Uuid) -> Vec<EmailId> {
     store
-        .claim_mail(10, now, now + LEASE, lease)
+        .mails()
+        .claim_due(10, now, now + LEASE, lease)
         .await
         .unwrap()
         .into_iter()
@@ -70,7 +71,7 @@ async fn an_event_queues_one_email_however_often_it_is_fanned_out(env: Env) {
         .unwrap();
 
     assert_eq!(
-        env.store.mail_backlog().await.unwrap(),
+        env.store.mails().backlog().await.unwrap(),
         Backlog {
             pending: 2,
             oldest: Some(T0)
@@ -78,7 +79,8 @@ async fn an_event_queues_one_email_however_often_it_is_fanned_out(env: Env) {
     );
     let claimed = env
         .store
-        .claim_mail(10, T0, T0 + LEASE, Uuid::from_u128(1))
+        .mails()
+        .claim_due(10, T0, T0 + LEASE, Uuid::from_u128(1))
         .await
         .unwrap();
     assert_eq!(claimed.len(), 2);
@@ -126,7 +128,8 @@ async fn a_leased_email_goes_to_no_other_worker_until_its_lease_runs_out(env: En
 
     // The lease ran out (its worker died): another worker takes it, as a second attempt.
     let retaken = other
-        .claim_mail(10, T0 + LEASE, T0 + 2 * LEASE, Uuid::from_u128(2))
+        .mails()
+        .claim_due(10, T0 + LEASE, T0 + 2 * LEASE, Uuid::from_u128(2))
         .await
         .unwrap();
     assert_eq!(retaken.len(), 1);
@@ -141,13 +144,15 @@ async fn an_outcome_is_recorded_only_under_the_lease_that_holds_the_email(env: E
         .unwrap();
     let first = env
         .store
-        .claim_mail(10, T0, T0 + LEASE, Uuid::from_u128(1))
+        .mails()
+        .claim_due(10, T0, T0 + LEASE, Uuid::from_u128(1))
         .await
         .unwrap()
         .remove(0);
     let second = env
         .store
-        .claim_mail(10, T0 + LEASE, T0 + 2 * LEASE, Uuid::from_u128(2))
+        .mails()
+        .claim_due(10, T0 + LEASE, T0 + 2 * LEASE, Uuid::from_u128(2))
         .await
         .unwrap()
         .remove(0);
@@ -155,14 +160,16 @@ async fn an_outcome_is_recorded_only_under_the_lease_that_holds_the_email(env: E
     // The first worker's lease was taken over: its late outcome is not recorded.
     assert_eq!(
         env.store
-            .settle_mail(&[(first, sent(T0 + LEASE + Duration::seconds(1)))])
+            .mails()
+            .settle(&[(first, sent(T0 + LEASE + Duration::seconds(1)))])
             .await
             .unwrap(),
         vec![false]
     );
     assert_eq!(
         env.store
-            .settle_mail(&[(second, sent(T0 + LEASE + Duration::seconds(2)))])
+            .mails()
+            .settle(&[(second, sent(T0 + LEASE + Duration::seconds(2)))])
             .await
             .unwrap(),
         vec![true]
@@ -173,7 +180,7 @@ async fn an_outcome_is_recorded_only_under_the_lease_that_holds_the_email(env: E
             .await
             .is_empty()
     );
-    assert_eq!(env.store.mail_backlog().await.unwrap().pending, 0);
+    assert_eq!(env.store.mails().backlog().await.unwrap().pending, 0);
 }
 
 conformance_test!(a_retry_is_due_when_its_settlement_says_and_a_release_gives_back_uncounted);
@@ -185,7 +192,8 @@ async fn a_retry_is_due_when_its_settlement_says_and_a_release_gives_back_uncoun
     let lease = Uuid::from_u128(1);
     let mut claimed = env
         .store
-        .claim_mail(10, T0, T0 + LEASE, lease)
+        .mails()
+        .claim_due(10, T0, T0 + LEASE, lease)
         .await
         .unwrap();
     assert_eq!(claimed.len(), 2);
@@ -198,20 +206,22 @@ async fn a_retry_is_due_when_its_settlement_says_and_a_release_gives_back_uncoun
     };
     let first = claimed.remove(0);
     assert_eq!(
-        env.store.settle_mail(&[(first, busy)]).await.unwrap(),
+        env.store.mails().settle(&[(first, busy)]).await.unwrap(),
         vec![true]
     );
     // The worker shuts down holding the other: given back, due now, its attempt uncounted.
     assert_eq!(
         env.store
-            .release_mail(lease, T0 + Duration::seconds(1))
+            .mails()
+            .release(lease, T0 + Duration::seconds(1))
             .await
             .unwrap(),
         1
     );
     let again = env
         .store
-        .claim_mail(
+        .mails()
+        .claim_due(
             10,
             T0 + Duration::seconds(1),
             T0 + LEASE,
@@ -225,7 +235,8 @@ async fn a_retry_is_due_when_its_settlement_says_and_a_release_gives_back_uncoun
     );
     let given_back = again.into_iter().next().unwrap();
     env.store
-        .settle_mail(&[(given_back, sent(T0 + Duration::seconds(2)))])
+        .mails()
+        .settle(&[(given_back, sent(T0 + Duration::seconds(2)))])
         .await
         .unwrap();
     assert!(
@@ -239,7 +250,8 @@ async fn a_retry_is_due_when_its_settlement_says_and_a_release_gives_back_uncoun
     );
     let retried = env
         .store
-        .claim_mail(10, retry_at, retry_at + LEASE, Uuid::from_u128(3))
+        .mails()
+        .claim_due(10, retry_at, retry_at + LEASE, Uuid::from_u128(3))
         .await
         .unwrap();
     assert_eq!(
@@ -264,20 +276,33 @@ async fn the_sweep_removes_ended_emails_before_the_cut_off_only(env: Env) {
         .unwrap();
     let mut claimed = env
         .store
-        .claim_mail(1, old, old + LEASE, Uuid::from_u128(1))
+        .mails()
+        .claim_due(1, old, old + LEASE, Uuid::from_u128(1))
         .await
         .unwrap();
     let ended = claimed.remove(0);
-    env.store.settle_mail(&[(ended, sent(old))]).await.unwrap();
+    env.store
+        .mails()
+        .settle(&[(ended, sent(old))])
+        .await
+        .unwrap();
 
     // The sent old one goes; the pending old one and the recent one stay.
     assert_eq!(
-        env.store.sweep_mail(T0 - Duration::days(30)).await.unwrap(),
+        env.store
+            .mails()
+            .sweep(T0 - Duration::days(30))
+            .await
+            .unwrap(),
         1
     );
     assert_eq!(
-        env.store.sweep_mail(T0 - Duration::days(30)).await.unwrap(),
+        env.store
+            .mails()
+            .sweep(T0 - Duration::days(30))
+            .await
+            .unwrap(),
         0
     );
-    assert_eq!(env.store.mail_backlog().await.unwrap().pending, 2);
+    assert_eq!(env.store.mails().backlog().await.unwrap().pending, 2);
 }

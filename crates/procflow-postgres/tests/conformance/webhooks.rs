@@ -15,7 +15,7 @@ use procflow_postgres::PoolConfig;
 use time::Duration;
 use uuid::Uuid;
 
-use super::env::{Env, conformance_test};
+use super::env::{Env, Queues, conformance_test};
 use super::support::{document, published, start};
 
 /// Every delivery of `hook` (of the main team), newest first: the first page of its log.
@@ -192,7 +192,7 @@ async fn a_fan_out_repeated_after_a_crash_creates_one_delivery_per_event_and_end
         .unwrap();
     let log = deliveries_of(&env, &hook).await;
     assert_eq!(log.len(), 3);
-    assert_eq!(env.store.backlog().await.unwrap().pending, 3);
+    assert_eq!(env.store.deliveries().backlog().await.unwrap().pending, 3);
 
     // A delivery to an endpoint deleted meanwhile is dropped.
     let gone = endpoint(&env, &env.team).await;
@@ -204,7 +204,7 @@ async fn a_fan_out_repeated_after_a_crash_creates_one_delivery_per_event_and_end
         .enqueue(&[delivery(&env, &gone, 3, DeliveryOrigin::Event)])
         .await
         .unwrap();
-    assert_eq!(env.store.backlog().await.unwrap().pending, 3);
+    assert_eq!(env.store.deliveries().backlog().await.unwrap().pending, 3);
 }
 
 conformance_test!(a_claimed_delivery_is_held_until_its_lease_runs_out_and_fenced_by_it);
@@ -219,6 +219,7 @@ async fn a_claimed_delivery_is_held_until_its_lease_runs_out_and_fenced_by_it(en
     let (first, second) = (Uuid::now_v7(), Uuid::now_v7());
     let claimed = env
         .store
+        .deliveries()
         .claim_due(10, now, lease_until, first)
         .await
         .unwrap();
@@ -230,6 +231,7 @@ async fn a_claimed_delivery_is_held_until_its_lease_runs_out_and_fenced_by_it(en
     assert_eq!(claimed[0].secrets, hook.secrets);
     assert!(
         env.store
+            .deliveries()
             .claim_due(10, now, lease_until, second)
             .await
             .unwrap()
@@ -248,6 +250,7 @@ async fn a_claimed_delivery_is_held_until_its_lease_runs_out_and_fenced_by_it(en
     // The lease runs out (the worker died): another takes it, and the first can no longer record.
     let retaken = env
         .store
+        .deliveries()
         .claim_due(10, lease_until, lease_until + Duration::seconds(30), second)
         .await
         .unwrap();
@@ -256,11 +259,21 @@ async fn a_claimed_delivery_is_held_until_its_lease_runs_out_and_fenced_by_it(en
     let schedule = RetrySchedule::default();
     let settled = Settlement::of(&claimed[0], answered(&env, 200), &schedule, 0.5);
     assert!(
-        !env.store.settle(&claimed[0], &settled).await.unwrap(),
+        !env.store
+            .deliveries()
+            .settle_one(&claimed[0], &settled)
+            .await
+            .unwrap(),
         "a lost lease records nothing"
     );
     let settled = Settlement::of(&retaken[0], answered(&env, 200), &schedule, 0.5);
-    assert!(env.store.settle(&retaken[0], &settled).await.unwrap());
+    assert!(
+        env.store
+            .deliveries()
+            .settle_one(&retaken[0], &settled)
+            .await
+            .unwrap()
+    );
     let done = env
         .store
         .get_delivery(env.team.id, claimed[0].id)
@@ -271,10 +284,14 @@ async fn a_claimed_delivery_is_held_until_its_lease_runs_out_and_fenced_by_it(en
         (DeliveryStatus::Delivered, 2, Some(200))
     );
     assert!(
-        !env.store.settle(&retaken[0], &settled).await.unwrap(),
+        !env.store
+            .deliveries()
+            .settle_one(&retaken[0], &settled)
+            .await
+            .unwrap(),
         "recorded once"
     );
-    assert_eq!(env.store.backlog().await.unwrap().pending, 0);
+    assert_eq!(env.store.deliveries().backlog().await.unwrap().pending, 0);
 }
 
 conformance_test!(concurrent_claims_never_share_a_delivery);
@@ -292,6 +309,7 @@ async fn concurrent_claims_never_share_a_delivery(env: Env) {
         for _ in 0..8 {
             claimed.extend(
                 store
+                    .deliveries()
                     .claim_due(3, now, lease_until, Uuid::now_v7())
                     .await
                     .unwrap(),
@@ -302,6 +320,7 @@ async fn concurrent_claims_never_share_a_delivery(env: Env) {
     let (a, b) = tokio::join!(claim_all(env.store.clone()), claim_all(second));
     let rest = env
         .store
+        .deliveries()
         .claim_due(100, now, lease_until, Uuid::now_v7())
         .await
         .unwrap();
@@ -327,12 +346,19 @@ async fn failures_are_retried_then_counted_and_the_tenth_disables_the_endpoint(e
         .unwrap();
     let claimed = env
         .store
+        .deliveries()
         .claim_due(1, now, lease, Uuid::now_v7())
         .await
         .unwrap()
         .remove(0);
     let retry = Settlement::of(&claimed, answered(&env, 500), &schedule, 0.5);
-    assert!(env.store.settle(&claimed, &retry).await.unwrap());
+    assert!(
+        env.store
+            .deliveries()
+            .settle_one(&claimed, &retry)
+            .await
+            .unwrap()
+    );
     let pending = env
         .store
         .get_delivery(env.team.id, claimed.id)
@@ -343,6 +369,7 @@ async fn failures_are_retried_then_counted_and_the_tenth_disables_the_endpoint(e
     assert_eq!(pending.error.as_deref(), Some("the endpoint answered 500"));
     assert!(
         env.store
+            .deliveries()
             .claim_due(1, now, lease, Uuid::now_v7())
             .await
             .unwrap()
@@ -351,12 +378,19 @@ async fn failures_are_retried_then_counted_and_the_tenth_disables_the_endpoint(e
     );
     let again = env
         .store
+        .deliveries()
         .claim_due(1, now + Duration::seconds(5), lease, Uuid::now_v7())
         .await
         .unwrap()
         .remove(0);
     let failed = Settlement::of(&again, answered(&env, 500), &schedule, 0.5);
-    assert!(env.store.settle(&again, &failed).await.unwrap());
+    assert!(
+        env.store
+            .deliveries()
+            .settle_one(&again, &failed)
+            .await
+            .unwrap()
+    );
     assert_eq!(
         env.store
             .get_webhook(env.team.id, hook.id)
@@ -374,13 +408,20 @@ async fn failures_are_retried_then_counted_and_the_tenth_disables_the_endpoint(e
             .unwrap();
         let claimed = env
             .store
+            .deliveries()
             .claim_due(1, now + Duration::seconds(5), lease, Uuid::now_v7())
             .await
             .unwrap()
             .remove(0);
         let last: RetrySchedule = "1s".parse().unwrap();
         let settled = Settlement::of(&Settlement_last(&claimed), answered(&env, 503), &last, 0.5);
-        assert!(env.store.settle(&claimed, &settled).await.unwrap());
+        assert!(
+            env.store
+                .deliveries()
+                .settle_one(&claimed, &settled)
+                .await
+                .unwrap()
+        );
     }
     let disabled = env.store.get_webhook(env.team.id, hook.id).await.unwrap();
     assert_eq!(disabled.consecutive_failures, FAILURES_BEFORE_DISABLE);
@@ -440,6 +481,7 @@ async fn a_delivery_resets_the_count_and_a_test_does_not_count(env: Env) {
             .unwrap();
         let claimed = env
             .store
+            .deliveries()
             .claim_due(1, now, lease, Uuid::now_v7())
             .await
             .unwrap()
@@ -450,7 +492,11 @@ async fn a_delivery_resets_the_count_and_a_test_does_not_count(env: Env) {
             &schedule,
             0.5,
         );
-        env.store.settle(&claimed, &settled).await.unwrap();
+        env.store
+            .deliveries()
+            .settle_one(&claimed, &settled)
+            .await
+            .unwrap();
     }
     assert_eq!(
         env.store
@@ -466,12 +512,17 @@ async fn a_delivery_resets_the_count_and_a_test_does_not_count(env: Env) {
         .unwrap();
     let claimed = env
         .store
+        .deliveries()
         .claim_due(1, now, lease, Uuid::now_v7())
         .await
         .unwrap()
         .remove(0);
     let settled = Settlement::of(&claimed, answered(&env, 204), &schedule, 0.5);
-    env.store.settle(&claimed, &settled).await.unwrap();
+    env.store
+        .deliveries()
+        .settle_one(&claimed, &settled)
+        .await
+        .unwrap();
     assert_eq!(
         env.store
             .get_webhook(env.team.id, hook.id)
@@ -496,11 +547,12 @@ async fn a_released_delivery_is_due_again_with_its_attempt_uncounted(env: Env) {
     let lease = Uuid::now_v7();
     let claimed = env
         .store
+        .deliveries()
         .claim_due(1, now, now + Duration::minutes(1), lease)
         .await
         .unwrap();
-    assert_eq!(env.store.release(lease, now).await.unwrap(), 1);
-    assert_eq!(env.store.release(lease, now).await.unwrap(), 0);
+    assert_eq!(env.store.deliveries().release(lease, now).await.unwrap(), 1);
+    assert_eq!(env.store.deliveries().release(lease, now).await.unwrap(), 0);
     let back = env
         .store
         .get_delivery(env.team.id, claimed[0].id)
@@ -509,6 +561,7 @@ async fn a_released_delivery_is_due_again_with_its_attempt_uncounted(env: Env) {
     assert_eq!((back.status, back.attempts), (DeliveryStatus::Pending, 0));
     assert_eq!(
         env.store
+            .deliveries()
             .claim_due(10, now, now + Duration::minutes(1), Uuid::now_v7())
             .await
             .unwrap()
@@ -532,6 +585,7 @@ async fn the_log_is_newest_first_filtered_paged_and_team_scoped(env: Env) {
     let now = env.clock_now();
     let claimed = env
         .store
+        .deliveries()
         .claim_due(1, now, now + Duration::minutes(1), Uuid::now_v7())
         .await
         .unwrap()
@@ -542,7 +596,11 @@ async fn the_log_is_newest_first_filtered_paged_and_team_scoped(env: Env) {
         &RetrySchedule::default(),
         0.5,
     );
-    env.store.settle(&claimed, &settled).await.unwrap();
+    env.store
+        .deliveries()
+        .settle_one(&claimed, &settled)
+        .await
+        .unwrap();
 
     let two = PageRequest {
         limit: Limit::new(2).unwrap(),
@@ -745,6 +803,7 @@ async fn the_sweep_removes_ended_deliveries_and_dispatched_events_older_than_the
     let now = env.clock_now();
     let claimed = env
         .store
+        .deliveries()
         .claim_due(1, now, now + Duration::minutes(1), Uuid::now_v7())
         .await
         .unwrap()
@@ -755,20 +814,24 @@ async fn the_sweep_removes_ended_deliveries_and_dispatched_events_older_than_the
         &RetrySchedule::default(),
         0.5,
     );
-    env.store.settle(&claimed, &settled).await.unwrap();
+    env.store
+        .deliveries()
+        .settle_one(&claimed, &settled)
+        .await
+        .unwrap();
 
     assert_eq!(
-        env.store.sweep_deliveries(now).await.unwrap(),
+        env.store.deliveries().sweep(now).await.unwrap(),
         0,
         "nothing older than the cutoff"
     );
     let later = now + Duration::days(31);
     assert_eq!(
-        env.store.sweep_deliveries(later).await.unwrap(),
+        env.store.deliveries().sweep(later).await.unwrap(),
         1,
         "the pending one stays"
     );
-    assert_eq!(env.store.backlog().await.unwrap().pending, 1);
+    assert_eq!(env.store.deliveries().backlog().await.unwrap().pending, 1);
     assert_eq!(env.store.sweep_events(later).await.unwrap(), 1);
     assert!(
         env.store
@@ -791,6 +854,7 @@ async fn outcomes_recorded_together_keep_the_fence_and_the_counts(env: Env) {
     env.store.enqueue(&all).await.unwrap();
     let claimed = env
         .store
+        .deliveries()
         .claim_due(4, now, now + Duration::minutes(1), Uuid::now_v7())
         .await
         .unwrap();
@@ -812,7 +876,7 @@ async fn outcomes_recorded_together_keep_the_fence_and_the_counts(env: Env) {
             (c, s)
         })
         .collect();
-    let recorded = env.store.settle_all(&settled).await.unwrap();
+    let recorded = env.store.deliveries().settle(&settled).await.unwrap();
     assert_eq!(recorded, vec![true, true, true, false]);
     // In the order given, the failure counts after the delivery.
     let status = |i: usize| {

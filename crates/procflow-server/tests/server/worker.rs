@@ -4,9 +4,9 @@
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use procflow_domain::ports::{DeliveryQueue, TeamStore};
+use procflow_domain::ports::{DeliveryQueue, LeasedQueue, TeamStore};
 use procflow_domain::team::{Member, Role, Subscription, Team};
-use procflow_domain::webhook::{DeliveryStatus, NewWebhook, WebhookEvent};
+use procflow_domain::webhook::{Deliveries, DeliveryStatus, NewWebhook, WebhookEvent};
 use procflow_postgres::testing::migrated_database;
 use procflow_postgres::{PgStore, PoolConfig};
 use procflow_server::worker::{WorkerArgs, spawn_worker};
@@ -122,5 +122,11 @@ async fn a_worker_killed_holding_a_lease_loses_nothing() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     survivor.stop().await;
-    assert_eq!(store.backlog().await.unwrap().pending, 0);
+    assert_eq!(
+        LeasedQueue::<Deliveries>::backlog(&store)
+            .await
+            .unwrap()
+            .pending,
+        0
+    );
 }

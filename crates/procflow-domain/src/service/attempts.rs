@@ -1,0 +1,138 @@
+//! The attempt use case of every kind of outbound job: claim due jobs under a lease, send
+//! each through the job's sender, and make of its outcome what the schedule says; the worker
+//! (in `procflow-notify`) decides when, how many at once, and how outcomes are batched.
+
+use std::sync::Arc;
+
+use time::{Duration, OffsetDateTime};
+use uuid::Uuid;
+
+use crate::error::DomainResult;
+use crate::ports::{Backlog, Clock, IdGenerator, LeasedQueue, Sender};
+use crate::queue::Job;
+use crate::webhook::{RETENTION, RetrySchedule};
+
+/// The adapters [`Attempts`] runs on.
+pub struct AttemptPorts<J: Job> {
+    /// The jobs.
+    pub queue: Arc<dyn LeasedQueue<J>>,
+    /// What sends one.
+    pub sender: Arc<dyn Sender<J>>,
+    /// The time.
+    pub clock: Arc<dyn Clock>,
+    /// Lease tokens.
+    pub ids: Arc<dyn IdGenerator>,
+}
+
+// By hand: a derive would ask `J: Clone` of the marker type for no reason.
+impl<J: Job> Clone for AttemptPorts<J> {
+    fn clone(&self) -> Self {
+        Self {
+            queue: self.queue.clone(),
+            sender: self.sender.clone(),
+            clock: self.clock.clone(),
+            ids: self.ids.clone(),
+        }
+    }
+}
+
+/// Jobs claimed together, under one lease.
+#[derive(Debug)]
+pub struct Claim<J: Job> {
+    /// The lease they are held under: what [`Attempts::release`] gives back.
+    pub lease: Uuid,
+    /// The jobs, oldest due first.
+    pub jobs: Vec<J::Claimed>,
+}
+
+/// The attempts of one kind of job. Cheap to clone.
+pub struct Attempts<J: Job> {
+    ports: AttemptPorts<J>,
+    schedule: RetrySchedule,
+}
+
+impl<J: Job> Clone for Attempts<J> {
+    fn clone(&self) -> Self {
+        Self {
+            ports: self.ports.clone(),
+            schedule: self.schedule.clone(),
+        }
+    }
+}
+
+impl<J: Job> Attempts<J> {
+    /// The use case over these adapters, retrying on `schedule`.
+    #[must_use]
+    pub fn new(ports: AttemptPorts<J>, schedule: RetrySchedule) -> Self {
+        Self { ports, schedule }
+    }
+
+    /// Claims up to `limit` due jobs, each held for `lease_for` under a new lease.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn claim(&self, limit: usize, lease_for: Duration) -> DomainResult<Claim<J>> {
+        let now = self.ports.clock.now();
+        let lease = self.ports.ids.new_id();
+        let jobs = self
+            .ports
+            .queue
+            .claim_due(limit, now, now + lease_for, lease)
+            .await?;
+        Ok(Claim { lease, jobs })
+    }
+
+    /// Sends `claimed` (unless the job says it is not to be sent) and answers what its
+    /// outcome makes of it, the wait before a retry placed by `unit` (in `[0, 1)`, from the
+    /// caller's random source). Records nothing: see [`settle`](Self::settle).
+    pub async fn attempt(&self, claimed: &J::Claimed, unit: f64) -> J::Settlement {
+        let now = self.ports.clock.now();
+        let outcome = match J::not_sent(claimed) {
+            Some(outcome) => outcome,
+            None => self.ports.sender.send(claimed, now).await,
+        };
+        J::settle(claimed, now, outcome, &self.schedule, unit)
+    }
+
+    /// Records outcomes, each only while its job is still held under its lease; answers, in
+    /// order, whether each was.
+    ///
+    /// # Errors
+    /// Store failures: the jobs are then attempted again when their lease runs out.
+    pub async fn settle(&self, settled: &[(J::Claimed, J::Settlement)]) -> DomainResult<Vec<bool>> {
+        self.ports.queue.settle(settled).await
+    }
+
+    /// Gives back what is still held under `lease`, due at once.
+    ///
+    /// # Errors
+    /// Store failures: the jobs then come back when their lease runs out.
+    pub async fn release(&self, lease: Uuid) -> DomainResult<u64> {
+        self.ports
+            .queue
+            .release(lease, self.ports.clock.now())
+            .await
+    }
+
+    /// How many jobs wait, and since when.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn backlog(&self) -> DomainResult<Backlog> {
+        self.ports.queue.backlog().await
+    }
+
+    /// Removes the ended jobs past their [`RETENTION`]; answers how many.
+    ///
+    /// # Errors
+    /// Store failures.
+    pub async fn sweep(&self) -> DomainResult<u64> {
+        self.ports.queue.sweep(self.now() - RETENTION).await
+    }
+
+    /// The time, by the use case's clock.
+    #[must_use]
+    pub fn now(&self) -> OffsetDateTime {
+        self.ports.clock.now()
+    }
+}

@@ -1,0 +1,218 @@
+//! The one channel of the worker, for every kind of leased job: claims due jobs through the
+//! domain's [`Attempts`], runs each attempt outside any transaction, records the outcomes in
+//! batches fenced by their lease, gives back what it holds on shutdown, sweeps and reads the
+//! backlog. What differs between webhooks and emails (their fan-out or scheduler, their logs
+//! and metrics) is a [`Hooks`] implementation.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use procflow_domain::error::{DomainError, DomainResult};
+use procflow_domain::ports::Backlog;
+use procflow_domain::queue::Job;
+use procflow_domain::service::Attempts;
+use time::OffsetDateTime;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinSet;
+use uuid::Uuid;
+
+use crate::worker::{Channel, WorkerConfig, jitter, lease_of};
+
+/// What is particular to one kind of job in the worker.
+#[async_trait]
+pub trait Hooks<J: Job>: Send + Sync + 'static {
+    /// The channel's name, for logs and metrics.
+    fn name(&self) -> &'static str;
+
+    /// Turns outbox events (or due notices) into jobs; answers whether a full batch was taken
+    /// (so more may wait).
+    async fn dispatch(&self) -> bool;
+
+    /// Logs and counts one attempt: what it made of the job, whether that was recorded (`Ok(false)`:
+    /// the lease ran out meanwhile; `Err`: the store failed), and how long the send took.
+    fn attempted(
+        &self,
+        claimed: &J::Claimed,
+        settlement: &J::Settlement,
+        recorded: &Result<bool, String>,
+        elapsed: Duration,
+    );
+
+    /// Logs a claim that failed.
+    fn claim_failed(&self, error: &DomainError);
+
+    /// Logs what a give-back on shutdown did.
+    fn released(&self, released: DomainResult<u64>);
+
+    /// Logs a sweep's result, and sweeps what goes with the jobs (the outbox's events).
+    async fn swept(&self, swept: DomainResult<u64>, now: OffsetDateTime);
+
+    /// Sets the backlog gauges.
+    fn backlog(&self, backlog: DomainResult<Backlog>, now: OffsetDateTime);
+}
+
+/// How often jobs past their 30 days are swept.
+const SWEEP_EVERY: Duration = Duration::from_secs(600);
+
+/// Most outcomes recorded in one statement.
+const SETTLE_BATCH: usize = 128;
+
+/// An attempt's outcome on its way to the store, and who waits for it to be recorded.
+struct Outcome<J: Job> {
+    claimed: J::Claimed,
+    settlement: J::Settlement,
+    recorded: oneshot::Sender<Result<bool, String>>,
+}
+
+/// A channel of the worker over one leased queue.
+pub struct QueueChannel<J: Job, H> {
+    attempts: Attempts<J>,
+    hooks: Arc<H>,
+    config: WorkerConfig,
+    leases: Mutex<HashSet<Uuid>>,
+    settler: mpsc::UnboundedSender<Outcome<J>>,
+    next_sweep: Mutex<Instant>,
+}
+
+fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Whether `next` has come; if so it moves `every` on.
+pub(crate) fn due(next: &Mutex<Instant>, every: Duration) -> bool {
+    let mut next = locked(next);
+    let now = Instant::now();
+    if now < *next {
+        return false;
+    }
+    *next = now + every;
+    true
+}
+
+impl<J: Job, H: Hooks<J>> QueueChannel<J, H> {
+    /// The channel over `attempts`, with `hooks` for what is particular to its jobs.
+    ///
+    /// Starts the task that records outcomes: call it inside a tokio runtime.
+    #[must_use]
+    pub fn over(attempts: Attempts<J>, hooks: H, config: WorkerConfig) -> Self {
+        let (settler, outcomes) = mpsc::unbounded_channel();
+        tokio::spawn(settle(attempts.clone(), outcomes));
+        Self {
+            attempts,
+            hooks: Arc::new(hooks),
+            config,
+            leases: Mutex::default(),
+            settler,
+            next_sweep: Mutex::new(Instant::now()),
+        }
+    }
+
+    /// What is particular to its jobs.
+    #[must_use]
+    pub fn hooks(&self) -> &H {
+        &self.hooks
+    }
+}
+
+/// Records the outcomes of attempts in batches: whatever finished while the previous batch
+/// was being written goes in the next statement. Runs until every channel handle is dropped.
+async fn settle<J: Job>(attempts: Attempts<J>, mut outcomes: mpsc::UnboundedReceiver<Outcome<J>>) {
+    let mut batch = Vec::with_capacity(SETTLE_BATCH);
+    while outcomes.recv_many(&mut batch, SETTLE_BATCH).await > 0 {
+        let pairs: Vec<(J::Claimed, J::Settlement)> = batch
+            .iter()
+            .map(|o| (o.claimed.clone(), o.settlement.clone()))
+            .collect();
+        match attempts.settle(&pairs).await {
+            Ok(recorded) => {
+                for (outcome, recorded) in batch.drain(..).zip(recorded) {
+                    let _ = outcome.recorded.send(Ok(recorded));
+                }
+            }
+            Err(error) => {
+                for outcome in batch.drain(..) {
+                    let _ = outcome.recorded.send(Err(error.to_string()));
+                }
+            }
+        }
+    }
+}
+
+async fn attempt<J: Job, H: Hooks<J>>(
+    claimed: J::Claimed,
+    attempts: Attempts<J>,
+    hooks: Arc<H>,
+    settler: mpsc::UnboundedSender<Outcome<J>>,
+) {
+    let started = Instant::now();
+    let settlement = attempts.attempt(&claimed, jitter()).await;
+    let elapsed = started.elapsed();
+    let (recorded, on_record) = oneshot::channel();
+    let sent = settler.send(Outcome {
+        claimed: claimed.clone(),
+        settlement: settlement.clone(),
+        recorded,
+    });
+    let recorded = match sent {
+        Ok(()) => on_record
+            .await
+            .unwrap_or_else(|_| Err("the recorder stopped".to_owned())),
+        Err(_) => Err("the recorder stopped".to_owned()),
+    };
+    hooks.attempted(&claimed, &settlement, &recorded, elapsed);
+}
+
+#[async_trait]
+impl<J: Job, H: Hooks<J>> Channel for QueueChannel<J, H> {
+    fn name(&self) -> &'static str {
+        self.hooks.name()
+    }
+
+    async fn dispatch(&self) -> bool {
+        self.hooks.dispatch().await
+    }
+
+    async fn start_due(&self, free: usize, tasks: &mut JoinSet<()>) -> usize {
+        if free == 0 {
+            return 0;
+        }
+        let claim = match self.attempts.claim(free, lease_of(&self.config)).await {
+            Ok(claim) => claim,
+            Err(error) => {
+                self.hooks.claim_failed(&error);
+                return 0;
+            }
+        };
+        if !claim.jobs.is_empty() {
+            locked(&self.leases).insert(claim.lease);
+        }
+        let started = claim.jobs.len();
+        for job in claim.jobs {
+            tasks.spawn(attempt(
+                job,
+                self.attempts.clone(),
+                self.hooks.clone(),
+                self.settler.clone(),
+            ));
+        }
+        started
+    }
+
+    async fn release(&self) {
+        let leases: Vec<Uuid> = locked(&self.leases).drain().collect();
+        for lease in leases {
+            self.hooks.released(self.attempts.release(lease).await);
+        }
+    }
+
+    async fn upkeep(&self) {
+        if due(&self.next_sweep, SWEEP_EVERY) {
+            let swept = self.attempts.sweep().await;
+            self.hooks.swept(swept, self.attempts.now()).await;
+        }
+        let backlog = self.attempts.backlog().await;
+        self.hooks.backlog(backlog, self.attempts.now());
+    }
+}

@@ -21,7 +21,7 @@ pub use app::{Call, Instance, Options, TestApp};
 pub use browser::{Browser, Violation};
 pub use guest::{GuestLink, Page, form_body, text};
 pub use mail::{MailWorld, smtp_config, test_clock};
-pub use openapi::{ApiDescription, committed, committed_document};
+pub use openapi::{ApiDescription, committed, committed_document, concrete_path, operation_method};
 pub use remote::Remote;
 pub use reply::{Reply, assert_keys, keys_of, sample};
 pub use seed::{OPTIONS, Seeded, demo_document, every_element_document, sized_document};

@@ -269,3 +269,30 @@ impl ApiDescription {
         self.checked.lock().expect("lock").clone()
     }
 }
+
+/// The HTTP method of a document's operation key (`get`, `post`, ...).
+///
+/// # Panics
+/// When the key is not a method name.
+#[must_use]
+pub fn operation_method(name: &str) -> reqwest::Method {
+    reqwest::Method::from_bytes(name.to_uppercase().as_bytes()).expect("method")
+}
+
+/// A concrete path for a document's path template: an unknown id for each path parameter.
+///
+/// # Panics
+/// When a `{` has no closing brace.
+#[must_use]
+pub fn concrete_path(path: &str) -> String {
+    let mut out = String::new();
+    let mut rest = path;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find('}').expect("closing brace") + start;
+        out.push_str(&crate::unknown_id());
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}

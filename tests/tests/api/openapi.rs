@@ -5,8 +5,8 @@
 
 use procflow_domain::team::Subscription;
 use procflow_tests::{
-    ApiDescription, Options, TestApp, committed_document, every_element_document, sized_document,
-    unknown_id,
+    ApiDescription, Options, TestApp, committed_document, concrete_path, every_element_document,
+    operation_method, sized_document, unknown_id,
 };
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -22,24 +22,6 @@ async fn served(app: &TestApp) -> ApiDescription {
     let description = ApiDescription::new(reply.json());
     description.check("get", "/api/v1/openapi.json", &reply);
     description
-}
-
-fn method(name: &str) -> Method {
-    Method::from_bytes(name.to_uppercase().as_bytes()).expect("method")
-}
-
-/// A concrete path for a template: unknown ids for the path parameters.
-fn concrete(path: &str) -> String {
-    let mut out = String::new();
-    let mut rest = path;
-    while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
-        let end = rest[start..].find('}').expect("closing brace") + start;
-        out.push_str(&unknown_id());
-        rest = &rest[end + 1..];
-    }
-    out.push_str(rest);
-    out
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -113,8 +95,8 @@ async fn every_documented_operation_is_routed_and_other_methods_are_405() {
     let operations = description.operations();
     assert_eq!(operations.len(), 32, "{operations:?}");
     for (name, path) in &operations {
-        let url = concrete(path);
-        let mut call = app.call(method(name), &url);
+        let url = concrete_path(path);
+        let mut call = app.call(operation_method(name), &url);
         if description.operation(name, path)["requestBody"].is_object() {
             call = call.json(&json!({}));
         }
@@ -139,7 +121,7 @@ async fn every_documented_operation_is_routed_and_other_methods_are_405() {
             if operations.contains(&(other.to_owned(), path.clone())) {
                 continue;
             }
-            app.call(method(other), &concrete(path))
+            app.call(operation_method(other), &concrete_path(path))
                 .send()
                 .await
                 .error(405, "method_not_allowed");

@@ -2,23 +2,9 @@
 //! the document's description says: the operations that declare query parameters refuse the
 //! others (their extractors deny unknown fields), and those that declare none refuse any.
 
-use procflow_tests::{TestApp, committed, unknown_id};
+use procflow_tests::{TestApp, committed, concrete_path, operation_method, unknown_id};
 use reqwest::Method;
 use serde_json::json;
-
-/// A concrete path for a template: unknown ids for the path parameters.
-fn concrete(path: &str) -> String {
-    let mut out = String::new();
-    let mut rest = path;
-    while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
-        let end = rest[start..].find('}').expect("closing brace") + start;
-        out.push_str(&unknown_id());
-        rest = &rest[end + 1..];
-    }
-    out.push_str(rest);
-    out
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_operation_but_the_guest_pages_refuses_an_unknown_query_parameter() {
@@ -29,8 +15,8 @@ async fn every_operation_but_the_guest_pages_refuses_an_unknown_query_parameter(
         if path.starts_with("/instance/") {
             continue;
         }
-        let method = Method::from_bytes(name.to_uppercase().as_bytes()).expect("method");
-        let mut call = app.call(method, &format!("{}?unknown=1", concrete(&path)));
+        let method = operation_method(&name);
+        let mut call = app.call(method, &format!("{}?unknown=1", concrete_path(&path)));
         if description.operation(&name, &path)["requestBody"].is_object() {
             call = call.json(&json!({}));
         }

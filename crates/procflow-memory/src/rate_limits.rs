@@ -1,5 +1,5 @@
-//! `RateLimiter` in memory: per key, the log of its accepted requests still in the window, kept
-//! as PostgreSQL keeps it, decided under the store's one lock (so exact under any concurrency).
+//! `RateLimiter` in memory: per key, one counter per second of the window, kept as PostgreSQL
+//! keeps them, decided under the store's one lock (so exact under any concurrency).
 
 use async_trait::async_trait;
 use time::{Duration, OffsetDateTime};
@@ -29,17 +29,18 @@ impl RateLimiter for InMemoryStore {
                 rate: None,
             }));
         }
-        let log = state.rate_limits.entry((team.id, key.id)).or_default();
+        let counts = state.rate_limits.entry((team.id, key.id)).or_default();
         // The domain's rolling-window rule, the one the guest page's windows use too.
         let rate = admit(
-            &mut [log],
+            &mut [counts],
             &[WindowLimit {
                 name: String::new(),
                 limit,
             }],
             now,
             window,
-        );
+        )
+        .decision;
         Ok(Some(Admission {
             key,
             team,
@@ -49,12 +50,32 @@ impl RateLimiter for InMemoryStore {
 }
 
 impl InMemoryStore {
-    /// How many requests each key's rate-limit log holds, smallest first: what the limiter
-    /// keeps, for tests that check it stays bounded or that nothing was counted.
+    /// How many requests each key's rate-limit counters hold (keys that counted some),
+    /// smallest first: for tests that check what was counted.
     #[must_use]
     pub fn rate_limit_logs(&self) -> Vec<usize> {
-        let mut sizes: Vec<usize> = self.state().rate_limits.values().map(Vec::len).collect();
+        let mut sizes: Vec<usize> = self
+            .state()
+            .rate_limits
+            .values()
+            .map(|counts| usize::try_from(counts.total()).unwrap_or(usize::MAX))
+            .filter(|total| *total > 0)
+            .collect();
         sizes.sort_unstable();
+        sizes
+    }
+
+    /// How many counters each key's rate-limit state holds (one per second of the window,
+    /// whatever the traffic), largest first.
+    #[must_use]
+    pub fn rate_limit_counters(&self) -> Vec<usize> {
+        let mut sizes: Vec<usize> = self
+            .state()
+            .rate_limits
+            .values()
+            .map(|counts| counts.counts.len())
+            .collect();
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
         sizes
     }
 }

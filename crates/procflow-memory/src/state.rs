@@ -40,7 +40,7 @@ pub(crate) struct State {
     pub(crate) shares: HashMap<(TeamId, RunId), Share>,
     pub(crate) outbox: Vec<OutboxRow>,
     pub(crate) rate_limits: RateLogs,
-    pub(crate) windows: HashMap<String, Vec<OffsetDateTime>>,
+    pub(crate) windows: HashMap<String, procflow_domain::window::SecondCounts>,
     pub(crate) idempotency: IdempotencyRecords,
     pub(crate) webhooks: Vec<procflow_domain::webhook::WebhookEndpoint>,
     pub(crate) deliveries: Vec<DeliveryRow>,

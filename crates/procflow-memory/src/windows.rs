@@ -1,35 +1,35 @@
-//! `WindowLimiter` in memory: each name's log of admitted events, decided by
-//! [`window::admit`](procflow_domain::window::admit) under the store's one lock (so exact under any
-//! concurrency).
+//! `WindowLimiter` in memory: each name's counters, decided by
+//! [`window::admit`](procflow_domain::window::admit) under the store's one lock (so exact under
+//! any concurrency).
 
 use async_trait::async_trait;
 use time::{Duration, OffsetDateTime};
 
 use crate::store::InMemoryStore;
 use procflow_domain::error::DomainResult;
-use procflow_domain::ports::{RateDecision, WindowLimiter};
-use procflow_domain::window::{self, WindowLimit};
+use procflow_domain::ports::WindowLimiter;
+use procflow_domain::window::{self, SecondCounts, WindowLimit, WindowsDecision};
 
 #[async_trait]
 impl WindowLimiter for InMemoryStore {
-    async fn admit_all(
+    async fn decide_all(
         &self,
         limits: &[WindowLimit],
         now: OffsetDateTime,
         window: Duration,
-    ) -> DomainResult<RateDecision> {
+    ) -> DomainResult<WindowsDecision> {
         let mut state = self.state();
-        let mut logs: Vec<Vec<OffsetDateTime>> = limits
+        let mut counts: Vec<SecondCounts> = limits
             .iter()
             .map(|limit| state.windows.remove(&limit.name).unwrap_or_default())
             .collect();
         let decision = {
-            let mut refs: Vec<&mut Vec<OffsetDateTime>> = logs.iter_mut().collect();
+            let mut refs: Vec<&mut SecondCounts> = counts.iter_mut().collect();
             window::admit(&mut refs, limits, now, window)
         };
-        for (limit, log) in limits.iter().zip(logs) {
-            if !log.is_empty() {
-                state.windows.insert(limit.name.clone(), log);
+        for (limit, count) in limits.iter().zip(counts) {
+            if count.total() > 0 {
+                state.windows.insert(limit.name.clone(), count);
             }
         }
         Ok(decision)

@@ -77,15 +77,17 @@ diesel::table! {
     rate_limits (team_id, api_key_id) {
         team_id -> Uuid,
         api_key_id -> Uuid,
-        hits -> Array<Nullable<Timestamptz>>,
+        second -> Int8,
+        counts -> Array<Nullable<Int4>>,
+        admitted -> Bool,
     }
 }
 
 diesel::table! {
     rate_windows (name) {
         name -> Text,
-        hits -> Array<Nullable<Timestamptz>>,
-        last_hit -> Timestamptz,
+        second -> Int8,
+        counts -> Array<Nullable<Int4>>,
     }
 }
 

@@ -11,6 +11,7 @@ mod outbox;
 mod queue;
 mod rate_limits;
 mod runs;
+mod seconds;
 mod sharing;
 mod signal;
 mod stats;

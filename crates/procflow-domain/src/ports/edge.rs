@@ -11,19 +11,8 @@ use time::{Duration, OffsetDateTime};
 use crate::error::DomainResult;
 use crate::ids::TeamId;
 use crate::team::{ApiKey, Team};
-use crate::window::WindowLimit;
-
-/// What the rate limiter answers for one request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RateDecision {
-    /// Whether the request is accepted (and counted).
-    pub allowed: bool,
-    /// Requests still accepted in the current window after this one.
-    pub remaining: u32,
-    /// Until when the window is full, or until the oldest counted request leaves it: the
-    /// earliest moment another request would be accepted when `allowed` is false.
-    pub reset_at: OffsetDateTime,
-}
+pub use crate::window::RateDecision;
+use crate::window::{WindowLimit, WindowsDecision};
 
 /// What admitting one request found: the caller's key and team, and how the rate limit
 /// counted the request.
@@ -52,15 +41,19 @@ pub struct Admission {
 
 /// Authentication and per-key request counting over a rolling window, shared by every server
 /// instance. One call per request does both, because every request needs both: a store can
-/// then answer in one round trip.
+/// then answer in one round trip. The window is counted at a resolution of one second, as
+/// [`window::admit`](crate::window::admit) counts it (a request counts in the whole second it
+/// was admitted), so that the cost of a call does not grow with the limit or the traffic.
 #[async_trait]
 pub trait RateLimiter: Send + Sync {
     /// Finds the unrevoked key whose secret hashes to `key_hash`, with its team, as
     /// [`TeamStore::find_api_key`](super::TeamStore::find_api_key) does. When the team is active, also counts a request of the
-    /// key at `now` if fewer than `limit` were accepted in the `window` before it. Exact across
-    /// instances sharing the store: of any number of concurrent calls, at most `limit` are
-    /// accepted per rolling window. Refused requests are not counted, nor are requests of an
-    /// inactive team.
+    /// key at `now` if fewer than `limit` were accepted in the `window` before it, and decides
+    /// as [`window::admit`](crate::window::admit) does with the key's counts as its one limit.
+    /// Exact across instances sharing the store: of any number of concurrent calls, at most
+    /// `limit` are accepted per rolling window. Refused requests are not counted, nor are
+    /// requests of an inactive team. The cost of a call MUST NOT grow with `limit` or with
+    /// the key's traffic.
     ///
     /// A store MAY make the count less durable than other writes (a crash of the database
     /// may forget the last moments of counting), never less exact while it runs.
@@ -103,8 +96,21 @@ pub trait WindowLimiter: Send + Sync {
     /// Admits one event at `now` when, for every limit of `limits`, fewer than its `limit`
     /// events were admitted under its name in the `window` before `now`, and then counts it
     /// under every name; otherwise counts it nowhere. Decides as
-    /// [`window::admit`](crate::window::admit) does. Exact across instances sharing the store:
-    /// of any number of concurrent calls, at most `limit` are admitted per name and window.
+    /// [`window::admit`](crate::window::admit) does (one-second resolution), and says which
+    /// limits were full. Exact across instances sharing the store: of any number of
+    /// concurrent calls, at most `limit` are admitted per name and window. The cost of a call
+    /// MUST NOT grow with the limits or with the traffic of a name.
+    ///
+    /// # Errors
+    /// Only store failures.
+    async fn decide_all(
+        &self,
+        limits: &[WindowLimit],
+        now: OffsetDateTime,
+        window: Duration,
+    ) -> DomainResult<WindowsDecision>;
+
+    /// [`decide_all`](Self::decide_all)'s decision alone.
     ///
     /// # Errors
     /// Only store failures.
@@ -113,7 +119,9 @@ pub trait WindowLimiter: Send + Sync {
         limits: &[WindowLimit],
         now: OffsetDateTime,
         window: Duration,
-    ) -> DomainResult<RateDecision>;
+    ) -> DomainResult<RateDecision> {
+        Ok(self.decide_all(limits, now, window).await?.decision)
+    }
 }
 
 /// A response kept for an `Idempotency-Key`, replayed to a retry of the same request.

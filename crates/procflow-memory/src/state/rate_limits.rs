@@ -1,9 +1,9 @@
-//! The rate limiter's logs the store keeps.
+//! The rate limiter's counts the store keeps.
 
 use std::collections::HashMap;
 
 use procflow_domain::ids::{ApiKeyId, TeamId};
-use time::OffsetDateTime;
+use procflow_domain::window::SecondCounts;
 
-/// Each key's accepted requests, oldest first.
-pub(crate) type RateLogs = HashMap<(TeamId, ApiKeyId), Vec<OffsetDateTime>>;
+/// Each key's accepted requests, one counter per second of the window.
+pub(crate) type RateLogs = HashMap<(TeamId, ApiKeyId), SecondCounts>;

@@ -1,7 +1,9 @@
 //! `RateLimiter` on PostgreSQL: the key looked up by its hash and, for an active team, the
-//! request counted in a rolling-window log of the key's accepted requests (one row per key in
-//! `rate_limits`), all in one statement: one round trip admits a request. The count is decided
-//! and written under the row's lock, so the limit is exact across server instances.
+//! request counted in the key's row of `rate_limits` (one counter per second of the window,
+//! API contract 3), all in one statement: one round trip admits a request. The count is
+//! decided and written by one `UPDATE` of the key's row, under that row's lock for the length
+//! of the statement, so the limit is exact across server instances, and a request costs the
+//! same whatever the limit and the key's traffic (60 counters, not one timestamp per request).
 //!
 //! The statement commits asynchronously (`synchronous_commit` off for its own transaction
 //! only): it does not wait for its WAL to reach the disk, which on a read request is the only
@@ -15,40 +17,38 @@ use diesel::QueryableByName;
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{
-    BigInt, Bool, Bytea, Integer, Nullable, Text, Timestamptz, Untyped, Uuid as SqlUuid,
+    Array, BigInt, Bool, Bytea, Integer, Nullable, Text, Timestamptz, Untyped, Uuid as SqlUuid,
 };
 use diesel_async::RunQueryDsl;
 use procflow_domain::error::{DomainResult, StoreError};
-use procflow_domain::ports::{Admission, RateDecision, RateLimiter};
+use procflow_domain::ports::{Admission, RateLimiter};
 use procflow_domain::team::{ApiKey, Subscription, Team};
+use procflow_domain::window::{self, SecondCounts, WindowLimit};
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use super::PgStore;
+use super::seconds::stored_counts;
 use crate::error::db_error;
 use crate::rows::team::{ApiKeyRow, TeamRow};
-use crate::rows::to_u32;
 
 /// Looks the key up, then decides and records one request, in one statement.
 ///
 /// - `k` is the unrevoked key with the hash `$1` and its team; no row, no key.
-/// - `args` is made of `k` (only when its team's subscription is `$5`, active) and the binds
-///   `now` (`$2`), `since` = `now - window` (`$3`) and `lim` (`$4`). It also turns
+/// - `args` is `k` when its team's subscription is `$5` (active). It also turns
 ///   `synchronous_commit` off for this statement's transaction (see the module docs): being in
-///   `args`, which the always-run `inserted` reads, it is evaluated exactly when something may
-///   be written.
-/// - `old` locks the key's rate row (`FOR UPDATE`). Under READ COMMITTED a locking read that
-///   waited for a concurrent writer returns the row as that writer left it, so every decision
-///   sees every request accepted before it: concurrent calls for one key are serialised here.
-/// - `counted` keeps the hits still in the window (`> now - window`), the newest `lim` of
-///   them: all that can matter for this limit, so a row never holds more than `lim` hits.
-/// - `decided` accepts when fewer than `lim` are counted and then appends `now`; a refused
-///   request is not recorded. The array is kept in ascending order.
-/// - `updated` writes the row only when it changed (accepted, or old hits pruned).
-/// - `inserted` creates the row on a key's first request. When another call created it since
-///   this statement's snapshot, `ON CONFLICT DO NOTHING` answers no row: the key comes back
-///   with no decision and the caller runs the statement again (it now sees the row); nothing
-///   was decided or written.
+///   `args`, which the `UPDATE` reads, it is evaluated exactly when something may be written.
+/// - `counted` is one `UPDATE ... RETURNING` of the key's row (made with the key): no
+///   `FOR UPDATE`, no `INSERT`, so the statement stays routable to one shard. Under READ
+///   COMMITTED an `UPDATE` that waited for a concurrent writer evaluates its `SET` on the row as
+///   that writer left it, so every decision sees every request accepted before it. The `SET`
+///   rolls the counters to the request's second `$2` (or to the row's newest second, when this
+///   caller's clock lags: `newest`), keeping the `$4` seconds of the window, sums them
+///   (`total`), and adds the request to its second's counter (`at`) when fewer than `$3` are
+///   counted. `admitted` records that decision, because `RETURNING` sees only the new row.
+///   A refused request writes the rolled counters back (the same size as always).
+/// - No row returned with an active team means the key has no rate row (a key written by hand):
+///   the caller creates it and runs the statement again.
 const ADMIT: &str = "\
 WITH k AS ( \
     SELECT api_keys.team_id, api_keys.id AS key_id, api_keys.name AS key_name, \
@@ -59,47 +59,48 @@ WITH k AS ( \
     FROM api_keys JOIN teams ON teams.id = api_keys.team_id \
     WHERE api_keys.key_hash = $1 AND api_keys.revoked_at IS NULL \
 ), args AS ( \
-    SELECT k.team_id, k.key_id AS api_key_id, $2 AS now, $3 AS since, $4 AS lim, \
+    SELECT k.team_id, k.key_id AS api_key_id, \
            set_config('synchronous_commit', 'off', true) AS async_commit \
     FROM k WHERE k.subscription = $5 \
-), old AS ( \
-    SELECT r.hits FROM rate_limits AS r JOIN args USING (team_id, api_key_id) \
-    FOR UPDATE OF r \
-), counted AS MATERIALIZED ( \
-    SELECT old.hits AS before, args.now, args.lim, \
-           ARRAY(SELECT h FROM unnest(old.hits) AS h WHERE h > args.since \
-                 ORDER BY h DESC LIMIT args.lim) AS hits \
-    FROM old, args \
-), decided AS ( \
-    SELECT before, \
-           cardinality(hits) < lim AS allowed, \
-           ARRAY(SELECT h \
-                 FROM unnest(CASE WHEN cardinality(hits) < lim THEN hits || now ELSE hits END) \
-                     AS h \
-                 ORDER BY h) AS hits \
-    FROM counted \
-), updated AS ( \
-    UPDATE rate_limits AS r SET hits = decided.hits \
-    FROM decided, args \
-    WHERE r.team_id = args.team_id AND r.api_key_id = args.api_key_id \
-      AND (decided.allowed OR decided.hits IS DISTINCT FROM decided.before) \
-), inserted AS ( \
-    INSERT INTO rate_limits (team_id, api_key_id, hits) \
-    SELECT team_id, api_key_id, CASE WHEN lim > 0 THEN ARRAY[now] ELSE '{}' END \
+), counted AS ( \
+    UPDATE rate_limits AS r \
+    SET (second, counts, admitted) = ( \
+        SELECT d.newest, \
+               CASE WHEN d.total < $3 \
+                    THEN d.counts[:d.at - 1] || (d.counts[d.at] + 1) || d.counts[d.at + 1:] \
+                    ELSE d.counts END, \
+               d.total < $3 \
+        FROM ( \
+            SELECT s.newest, s.counts, \
+                   (SELECT coalesce(sum(c), 0) FROM unnest(s.counts) AS c) AS total, \
+                   greatest(1, $4 + $2 - s.newest)::int AS at \
+            FROM ( \
+                SELECT greatest(r.second, $2) AS newest, \
+                       ARRAY(SELECT coalesce(CASE WHEN x > r.second - cardinality(r.counts) \
+                                                   AND x <= r.second \
+                                              THEN r.counts[(x - r.second \
+                                                             + cardinality(r.counts))::int] \
+                                              END, 0) \
+                             FROM generate_series(greatest(r.second, $2) - $4 + 1, \
+                                                  greatest(r.second, $2)) AS x \
+                             ORDER BY x) AS counts \
+            ) AS s \
+        ) AS d \
+    ) \
     FROM args \
-    WHERE NOT EXISTS (SELECT FROM old) \
-    ON CONFLICT (team_id, api_key_id) DO NOTHING \
-    RETURNING hits \
-), decision AS ( \
-    SELECT allowed, cardinality(hits) AS counted, hits[1] AS oldest FROM decided \
-    UNION ALL \
-    SELECT cardinality(hits) > 0, cardinality(hits), hits[1] FROM inserted \
+    WHERE r.team_id = args.team_id AND r.api_key_id = args.api_key_id \
+    RETURNING r.second, r.counts, r.admitted \
 ) \
-SELECT k.*, decision.allowed, decision.counted, decision.oldest \
-FROM k LEFT JOIN decision ON true";
+SELECT k.*, counted.second, counted.counts, counted.admitted \
+FROM k LEFT JOIN counted ON true";
 
-/// How often the statement is tried when it loses the race to create a key's row. Once the
-/// row exists the statement always answers, so the second try does.
+/// Creates the rate row of a key that has none (a key written outside the store).
+const CREATE_ROW: &str = "\
+INSERT INTO rate_limits (team_id, api_key_id) VALUES ($1, $2) \
+ON CONFLICT (team_id, api_key_id) DO NOTHING";
+
+/// How often the statement is tried when the key has no rate row yet. Once the row exists
+/// the statement always answers, so the second try does.
 const ATTEMPTS: usize = 3;
 
 /// The statement with its binds. Unlike `sql_query`, its SQL is fixed, so diesel keeps it
@@ -108,9 +109,11 @@ const ATTEMPTS: usize = 3;
 #[derive(Debug)]
 struct AdmitQuery<'a> {
     key_hash: &'a [u8],
-    now: OffsetDateTime,
-    since: OffsetDateTime,
+    /// The request's second, in Unix seconds.
+    second: i64,
     lim: i64,
+    /// The window's seconds: the counters a row keeps.
+    seconds: i64,
     /// The subscription whose requests are counted.
     active: &'static str,
 }
@@ -126,7 +129,8 @@ impl Query for AdmitQuery<'_> {
 
 impl QueryFragment<Pg> for AdmitQuery<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> diesel::QueryResult<()> {
-        // The binds are numbered in the order they are pushed; ADMIT names them $1 to $5.
+        // The binds are numbered in the order they are pushed, so each `$n` of ADMIT is pushed
+        // where it stands (a name used twice is bound twice).
         let mut parts = ADMIT.split('$');
         out.push_sql(parts.next().unwrap_or_default());
         for part in parts {
@@ -136,9 +140,9 @@ impl QueryFragment<Pg> for AdmitQuery<'_> {
             );
             match number {
                 "1" => out.push_bind_param::<Bytea, _>(&self.key_hash)?,
-                "2" => out.push_bind_param::<Timestamptz, _>(&self.now)?,
-                "3" => out.push_bind_param::<Timestamptz, _>(&self.since)?,
-                "4" => out.push_bind_param::<BigInt, _>(&self.lim)?,
+                "2" => out.push_bind_param::<BigInt, _>(&self.second)?,
+                "3" => out.push_bind_param::<BigInt, _>(&self.lim)?,
+                "4" => out.push_bind_param::<BigInt, _>(&self.seconds)?,
                 "5" => out.push_bind_param::<Text, _>(self.active)?,
                 _ => {
                     return Err(diesel::result::Error::QueryBuilderError(
@@ -183,16 +187,16 @@ struct Admitted {
     subscription: String,
     #[diesel(sql_type = Timestamptz)]
     team_created_at: OffsetDateTime,
-    /// `None` for an inactive team, or when the statement lost the race to create the rate
-    /// row (then it runs again).
+    /// The key's newest second counted; `None` for an inactive team, or when the key has no
+    /// rate row yet (then it is made and the statement runs again).
+    #[diesel(sql_type = Nullable<BigInt>)]
+    second: Option<i64>,
+    /// The key's counters after this request, oldest second first.
+    #[diesel(sql_type = Nullable<Array<Nullable<Integer>>>)]
+    counts: Option<Vec<Option<i32>>>,
+    /// Whether this request was counted.
     #[diesel(sql_type = Nullable<Bool>)]
-    allowed: Option<bool>,
-    /// Hits counted in the window after this request.
-    #[diesel(sql_type = Nullable<Integer>)]
-    counted: Option<i32>,
-    /// The oldest of them; `None` also with a limit of 0.
-    #[diesel(sql_type = Nullable<Timestamptz>)]
-    oldest: Option<OffsetDateTime>,
+    admitted: Option<bool>,
 }
 
 impl Admitted {
@@ -230,20 +234,33 @@ impl RateLimiter for PgStore {
         window: Duration,
     ) -> DomainResult<Option<Admission>> {
         let mut conn = self.conn().await?;
+        let limits = [WindowLimit {
+            name: String::new(),
+            limit,
+        }];
         for _ in 0..ATTEMPTS {
             let query = AdmitQuery {
                 key_hash: key_hash.as_slice(),
-                now,
-                since: now - window,
+                second: window::second_of(now),
                 lim: i64::from(limit),
+                seconds: i64::try_from(window::seconds_of(window)).unwrap_or(60),
                 active: Subscription::Active.as_str(),
             };
             let rows: Vec<Admitted> = query.load(&mut conn).await.map_err(db_error)?;
             let Some(row) = rows.into_iter().next() else {
                 return Ok(None);
             };
-            let decided = row.allowed.zip(row.counted);
-            let oldest = row.oldest;
+            let decided = match (row.second, row.counts.as_ref(), row.admitted) {
+                (Some(newest), Some(counts), Some(admitted)) => Some((
+                    SecondCounts {
+                        newest,
+                        counts: stored_counts(counts)?,
+                    },
+                    admitted,
+                )),
+                _ => None,
+            };
+            let (team_id, key_id) = (row.team_id, row.key_id);
             let (key, team) = row.key_and_team()?;
             if !team.is_active() {
                 return Ok(Some(Admission {
@@ -252,22 +269,20 @@ impl RateLimiter for PgStore {
                     rate: None,
                 }));
             }
-            if let Some((allowed, counted)) = decided {
-                let counted = to_u32("rate limit hits", counted)?;
-                let rate = RateDecision {
-                    allowed,
-                    remaining: limit.saturating_sub(counted),
-                    // Accepted: when the oldest counted hit leaves the window and a slot frees
-                    // up. Refused: the same moment, the first at which a request can be
-                    // accepted again (no hit leaves the window before it).
-                    reset_at: oldest.unwrap_or(now) + window,
-                };
+            if let Some((counts, admitted)) = decided {
+                let rate = window::decide(&[&counts], admitted, &limits, now, window).decision;
                 return Ok(Some(Admission {
                     key,
                     team,
                     rate: Some(rate),
                 }));
             }
+            diesel::sql_query(CREATE_ROW)
+                .bind::<SqlUuid, _>(team_id)
+                .bind::<SqlUuid, _>(key_id)
+                .execute(&mut conn)
+                .await
+                .map_err(db_error)?;
         }
         Err(StoreError::Other("rate limit row could not be created or read".into()).into())
     }
@@ -278,8 +293,11 @@ mod tests {
     use super::ADMIT;
 
     #[test]
-    fn the_admission_statement_names_its_five_binds_once_each_in_order() {
+    fn the_admission_statement_names_only_its_five_binds_each_at_least_once() {
         let numbers: Vec<&str> = ADMIT.split('$').skip(1).map(|part| &part[..1]).collect();
-        assert_eq!(numbers, ["1", "2", "3", "4", "5"]);
+        assert!(numbers.iter().all(|n| ["1", "2", "3", "4", "5"].contains(n)));
+        for n in ["1", "2", "3", "4", "5"] {
+            assert!(numbers.contains(&n), "${n} is used");
+        }
     }
 }

@@ -13,7 +13,7 @@ use time::OffsetDateTime;
 use super::{PgStore, not_found};
 use crate::error::{Failure, db_error};
 use crate::rows::team::{ApiKeyRow, MemberRow, TeamRow};
-use crate::schema::{api_keys, members, teams};
+use crate::schema::{api_keys, members, rate_limits, teams};
 
 #[async_trait]
 impl TeamStore for PgStore {
@@ -132,9 +132,22 @@ impl TeamStore for PgStore {
 
     async fn insert_api_key(&self, key: &ApiKey, key_hash: &[u8; 32]) -> DomainResult<()> {
         let mut conn = self.conn().await?;
-        let inserted = diesel::insert_into(api_keys::table)
-            .values(ApiKeyRow::from_domain(key, key_hash))
-            .execute(&mut conn)
+        // The key's rate row is made with it, so that admitting a request is one UPDATE of an
+        // existing row (store/rate_limits.rs), from the key's first request on.
+        let inserted = conn
+            .transaction::<_, diesel::result::Error, _>(async |conn| {
+                diesel::insert_into(api_keys::table)
+                    .values(ApiKeyRow::from_domain(key, key_hash))
+                    .execute(conn)
+                    .await?;
+                diesel::insert_into(rate_limits::table)
+                    .values((
+                        rate_limits::team_id.eq(key.team_id.as_uuid()),
+                        rate_limits::api_key_id.eq(key.id.as_uuid()),
+                    ))
+                    .execute(conn)
+                    .await
+            })
             .await;
         match inserted {
             Err(diesel::result::Error::DatabaseError(

@@ -1,6 +1,8 @@
 //! `RateLimiter`: the key found by its hash as `find_api_key` finds it, and a rolling window per
-//! key, exact across instances, refusals and inactive teams not counted, one statement per
-//! call (PostgreSQL), bounded state; and `HealthCheck` (PostgreSQL).
+//! key counted to the second (a request counts in the whole second it was admitted), exact
+//! across instances, refusals and inactive teams not counted, one statement per call
+//! (PostgreSQL), state of one counter per second whatever the traffic; and `HealthCheck`
+//! (PostgreSQL).
 
 use std::sync::Arc;
 
@@ -97,10 +99,11 @@ async fn a_key_is_refused_after_limit_hits_until_its_oldest_hit_leaves_the_windo
     assert_eq!(hit(store, key, at(59.999), 3).await, refused(at(60.0)));
 
     // At reset_at the oldest hit has left the window: one slot, then refused until the next
-    // oldest leaves.
+    // oldest leaves. The hit of 2.5 s counts in second 2 (API contract 3: the window is
+    // counted in whole seconds), so it leaves when second 62 begins.
     assert_eq!(hit(store, key, at(60.0), 3).await, accepted(0, at(61.0)));
     assert_eq!(hit(store, key, at(60.5), 3).await, refused(at(61.0)));
-    assert_eq!(hit(store, key, at(61.0), 3).await, accepted(0, at(62.5)));
+    assert_eq!(hit(store, key, at(61.0), 3).await, accepted(0, at(62.0)));
 
     // Long after, the whole quota is back.
     assert_eq!(hit(store, key, at(600.0), 3).await, accepted(2, at(660.0)));
@@ -228,20 +231,69 @@ struct Stored {
     hits: i32,
 }
 
-conformance_test!(a_key_keeps_at_most_limit_hits_and_a_lowered_limit_applies_at_once);
-async fn a_key_keeps_at_most_limit_hits_and_a_lowered_limit_applies_at_once(env: Env) {
+conformance_test!(a_keys_state_is_one_counter_a_second_and_a_lowered_limit_applies_at_once);
+async fn a_keys_state_is_one_counter_a_second_and_a_lowered_limit_applies_at_once(env: Env) {
     let key = api_key(&env, &env.team, 1).await;
     let store = &env.store;
     for second in 0..300 {
         hit(store, key, at(f64::from(second)), 5).await;
     }
     assert_eq!(stored_hits(&env).await, [5]);
+    assert_eq!(stored_counters(&env).await, [60]);
 
     // Hits at 240..=244 s count. With a limit of 2 the key is refused until the second
-    // newest of them (243 s) leaves the window, and the row keeps only those 2.
+    // newest of them (243 s) leaves the window.
     assert_eq!(hit(store, key, at(299.0), 2).await, refused(at(303.0)));
-    assert_eq!(stored_hits(&env).await, [2]);
     assert_eq!(hit(store, key, at(303.0), 2).await, accepted(0, at(304.0)));
+}
+
+conformance_test!(a_raised_limit_costs_the_same_sixty_counters_whatever_the_traffic);
+async fn a_raised_limit_costs_the_same_sixty_counters_whatever_the_traffic(env: Env) {
+    let key = api_key(&env, &env.team, 1).await;
+    let store = &env.store;
+    // 2,000 requests in 4 s, with a limit far above them: each second's counter holds its 500.
+    for n in 0..2_000_u32 {
+        let now = T0 + Duration::milliseconds(i64::from(n) * 2);
+        let decision = hit(store, key, now, 1_000_000).await;
+        assert_eq!(decision, accepted(1_000_000 - n - 1, at(60.0)));
+    }
+    assert_eq!(stored_hits(&env).await, [2_000]);
+    assert_eq!(stored_counters(&env).await, [60], "not one entry per request");
+    // Exact to the second: the 500 of second 0 leave together when second 60 begins.
+    assert_eq!(hit(store, key, at(59.999), 2_000).await, refused(at(60.0)));
+    assert_eq!(
+        hit(store, key, at(60.0), 2_000).await,
+        accepted(499, at(61.0))
+    );
+}
+
+conformance_test!(
+    of_concurrent_hits_spread_over_two_seconds_exactly_the_limit_are_accepted,
+    worker_threads = 4
+);
+async fn of_concurrent_hits_spread_over_two_seconds_exactly_the_limit_are_accepted(env: Env) {
+    let key = api_key(&env, &env.team, 1).await;
+    let instances = [0, 1].map(|_| env.another_instance(30));
+    // 150 racing callers, half in second 0 and half in second 59, with a limit of 100: 100
+    // are accepted, whichever second they fall in; at 60 s the hits of second 0 have left.
+    let calls: Vec<_> = (0..150)
+        .map(|i| {
+            let store = Arc::clone(&instances[i % 2]);
+            let now = if i % 3 == 0 { at(59.5) } else { at(0.25) };
+            tokio::spawn(async move { store.admit(&key.hash, now, 100, MINUTE).await })
+        })
+        .collect();
+    let mut accepted_calls = 0;
+    for call in calls {
+        if call.await.unwrap().unwrap().unwrap().rate.unwrap().allowed {
+            accepted_calls += 1;
+        }
+    }
+    assert_eq!(accepted_calls, 100);
+    let counted = stored_hits(&env).await;
+    assert_eq!(counted, [100]);
+    let after = hit(&env.store, key, at(60.0), 100).await;
+    assert!(after.allowed, "second 0's hits left the window at 60 s");
 }
 
 conformance_test!(a_limit_of_zero_refuses_everything);
@@ -316,28 +368,40 @@ async fn an_inactive_teams_key_is_found_but_its_requests_are_not_counted(env: En
     );
 }
 
-/// Keys with rate-limit state: rows in `rate_limits`, logs in memory.
+/// Keys with counted requests: `rate_limits` rows whose counters are not all 0, in memory the
+/// keys with counts.
 async fn stored_rows(env: &Env) -> usize {
-    match &env.backend {
-        Backend::Postgres(pg) => {
-            let mut conn = AsyncPgConnection::establish(pg.db.url()).await.unwrap();
-            let rows = diesel::sql_query("SELECT count(*)::int AS hits FROM rate_limits")
-                .load::<Stored>(&mut conn)
-                .await
-                .unwrap()[0]
-                .hits;
-            usize::try_from(rows).unwrap()
-        }
-        Backend::Memory(store) => store.rate_limit_logs().len(),
-    }
+    stored_hits(env).await.len()
 }
 
-/// The number of hits each key's rate-limit state holds (each `rate_limits` row).
+/// The requests each key with counted requests has in its counters, smallest first.
 async fn stored_hits(env: &Env) -> Vec<usize> {
     match &env.backend {
         Backend::Postgres(pg) => {
             let mut conn = AsyncPgConnection::establish(pg.db.url()).await.unwrap();
-            diesel::sql_query("SELECT cardinality(hits) AS hits FROM rate_limits")
+            diesel::sql_query(
+                "SELECT hits FROM (SELECT (SELECT coalesce(sum(c), 0) FROM unnest(counts) AS c)::int \
+                 AS hits FROM rate_limits) AS t WHERE hits > 0 ORDER BY hits",
+            )
+            .load::<Stored>(&mut conn)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|row| usize::try_from(row.hits).unwrap())
+            .collect()
+        }
+        Backend::Memory(store) => store.rate_limit_logs(),
+    }
+}
+
+/// The counters each key's rate-limit state holds.
+async fn stored_counters(env: &Env) -> Vec<usize> {
+    match &env.backend {
+        Backend::Postgres(pg) => {
+            let mut conn = AsyncPgConnection::establish(pg.db.url()).await.unwrap();
+            diesel::sql_query(
+                "SELECT cardinality(counts) AS hits FROM rate_limits ORDER BY 1 DESC",
+            )
                 .load::<Stored>(&mut conn)
                 .await
                 .unwrap()
@@ -345,8 +409,68 @@ async fn stored_hits(env: &Env) -> Vec<usize> {
                 .map(|row| usize::try_from(row.hits).unwrap())
                 .collect()
         }
-        Backend::Memory(store) => store.rate_limit_logs(),
+        Backend::Memory(store) => store.rate_limit_counters(),
     }
+}
+
+// PostgreSQL only: the migration from the timestamp arrays of before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn counts_kept_as_timestamps_before_the_migration_count_in_their_seconds_after_it() {
+    use diesel::Connection;
+    use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
+    use diesel_migrations::MigrationHarness;
+    use procflow_domain::window::WindowLimit;
+
+    let env = Env::postgres().await;
+    let key = api_key(&env, &env.team, 1).await;
+    let rowless = api_key(&env, &env.team, 2).await;
+    let url = env.pg().db.url().to_owned();
+    let revert = url.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut conn =
+            <AsyncConnectionWrapper<AsyncPgConnection> as Connection>::establish(&revert).unwrap();
+        conn.revert_last_migration(procflow_postgres::MIGRATIONS)
+            .unwrap();
+    })
+    .await
+    .unwrap();
+    // As before the migration: the first key's hits, no row for the second (as a key
+    // written by hand had none until its first request), a guest window's hits.
+    procflow_postgres::testing::execute(
+        &url,
+        &format!(
+            "UPDATE rate_limits SET hits = ARRAY['2026-03-01 09:00:00.5+00', \
+                 '2026-03-01 09:00:00.7+00', '2026-03-01 09:00:30+00']::timestamptz[] \
+             WHERE api_key_id = '{}'; \
+             DELETE FROM rate_limits WHERE api_key_id = '{}'; \
+             INSERT INTO rate_windows (name, hits, last_hit) VALUES ('address:m', \
+                 ARRAY['2026-03-01 09:00:01+00', '2026-03-01 09:00:02.9+00']::timestamptz[], \
+                 '2026-03-01 09:00:02.9+00')",
+            key.id.as_uuid(),
+            rowless.id.as_uuid()
+        ),
+    )
+    .await;
+    let applied = procflow_postgres::migrate(&url).await.unwrap();
+    assert_eq!(applied.len(), 1);
+    assert_eq!(stored_counters(&env).await, [60, 0], "a row for every key");
+
+    let store = env.another_instance(2);
+    // Two hits in second 0, one in second 30: with a limit of 3, refused until 60 s.
+    let refused_then = store.admit(&key.hash, at(31.0), 3, MINUTE).await.unwrap();
+    assert_eq!(refused_then.unwrap().rate, Some(refused(at(60.0))));
+    let admitted = store.admit(&key.hash, at(60.0), 3, MINUTE).await.unwrap();
+    assert_eq!(admitted.unwrap().rate, Some(accepted(1, at(90.0))));
+    let statements = &env.pg().statements;
+    let before = statements.get();
+    assert_eq!(hit(&env.store, rowless, at(0.0), 3).await, accepted(2, at(60.0)));
+    assert_eq!(statements.get() - before, 1, "the migration made its row");
+    let limits = [WindowLimit {
+        name: "address:m".into(),
+        limit: 2,
+    }];
+    let window = store.admit_all(&limits, at(30.0), MINUTE).await.unwrap();
+    assert_eq!(window, refused(at(61.0)), "posts of seconds 1 and 2");
 }
 
 // PostgreSQL only: the in-memory store has no health to check.

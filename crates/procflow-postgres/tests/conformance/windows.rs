@@ -113,3 +113,88 @@ async fn rows_idle_for_a_whole_window_are_swept() {
         .unwrap();
     assert_eq!(rows.n, 1, "only the row still in its window is left");
 }
+
+conformance_test!(a_refusal_says_which_names_were_full_and_until_when);
+async fn a_refusal_says_which_names_were_full_and_until_when(env: Env) {
+    let store = &env.store;
+    let limits = [limit("run:a", 5), limit("address:1", 2)];
+    assert!(post(store, &limits, at(0.5)).await.allowed);
+    assert!(post(store, &limits, at(10.0)).await.allowed);
+    let refused = store.decide_all(&limits, at(20.0), MINUTE).await.unwrap();
+    assert_eq!(
+        refused.full_until,
+        [None, Some(at(60.0))],
+        "the address alone was full, until second 0's post leaves"
+    );
+    assert_eq!(refused.decision.reset_at, at(60.0));
+    let admitted = store.decide_all(&limits, at(60.0), MINUTE).await.unwrap();
+    assert!(admitted.decision.allowed);
+    assert_eq!(admitted.full_until, [None, None]);
+    assert_eq!(
+        (admitted.decision.remaining, admitted.decision.reset_at),
+        (0, at(70.0))
+    );
+}
+
+conformance_test!(posts_count_in_their_whole_second_and_leave_when_the_window_passes_it);
+async fn posts_count_in_their_whole_second_and_leave_when_the_window_passes_it(env: Env) {
+    let store = &env.store;
+    let limits = [limit("address:2", 3)];
+    for at_s in [5.0, 5.999, 6.5] {
+        assert!(post(store, &limits, at(at_s)).await.allowed);
+    }
+    // Two in second 5, one in second 6: both of second 5 leave when second 65 begins.
+    assert_eq!(post(store, &limits, at(64.999)).await.reset_at, at(65.0));
+    let admitted = post(store, &limits, at(65.0)).await;
+    assert!(admitted.allowed);
+    assert_eq!((admitted.remaining, admitted.reset_at), (1, at(66.0)));
+    assert_eq!(post(store, &limits, at(65.5)).await.remaining, 0);
+    assert_eq!(post(store, &limits, at(65.6)).await.reset_at, at(66.0));
+}
+
+conformance_test!(
+    of_concurrent_posts_from_two_instances_over_a_window_rollover_exactly_the_limit_count,
+    worker_threads = 4
+);
+async fn of_concurrent_posts_from_two_instances_over_a_window_rollover_exactly_the_limit_count(
+    env: Env,
+) {
+    let store = &env.store;
+    // 20 posts in second 0, then 100 racing posts: half at 59.9 s (second 0's posts still
+    // count: 30 more fit), half at 60.1 s (they have left: the limit is back to 50 counted).
+    for _ in 0..20 {
+        assert!(post(store, &[limit("address:r", 50)], at(0.0)).await.allowed);
+    }
+    let instances = [0, 1].map(|_| env.another_instance(20));
+    let calls: Vec<_> = (0..100)
+        .map(|i| {
+            let store = Arc::clone(&instances[i % 2]);
+            let now = if i < 50 { at(59.9) } else { at(60.1) };
+            tokio::spawn(async move {
+                let decision = store
+                    .admit_all(&[limit("address:r", 50)], now, MINUTE)
+                    .await
+                    .unwrap();
+                (now, decision.allowed)
+            })
+        })
+        .collect();
+    let mut admitted_at_60 = 0;
+    let mut admitted = 0;
+    for call in calls {
+        let (now, allowed) = call.await.unwrap();
+        if allowed {
+            admitted += 1;
+            if now == at(60.1) {
+                admitted_at_60 += 1;
+            }
+        }
+    }
+    assert!(admitted >= 30, "at least the 30 that fit before 60 s: {admitted}");
+    assert!(admitted <= 50, "never more than the limit counted at 60 s: {admitted}");
+    // Whatever the order, at 60.1 s exactly the limit is counted in the window (second 1
+    // to 60): a post now is refused, and the window's count is the limit.
+    let last = post(store, &[limit("address:r", 50)], at(60.2)).await;
+    assert!(!last.allowed);
+    assert!(admitted_at_60 <= 50);
+}

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod admission;
 pub mod auth;
 pub mod bodies;
 pub mod conditional;
@@ -97,6 +98,8 @@ pub struct AppState {
     pub services: Services,
     /// The per-key rate limit.
     pub gate: Arc<RateLimitGate>,
+    /// What this instance knows about the guest post limits' names (per run, per address).
+    pub guest_gate: admission::LocalGate<String>,
     /// The configuration.
     pub config: HttpConfig,
     /// When this instance next sweeps expired `Idempotency-Key` records.
@@ -139,6 +142,7 @@ pub fn serve(
     let state = web::Data::new(AppState {
         services,
         gate,
+        guest_gate: admission::LocalGate::default(),
         config,
         key_sweep: idempotency::KeySweep::new(),
         key_follower,

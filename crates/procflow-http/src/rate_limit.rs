@@ -1,37 +1,29 @@
 //! The admission gate of every API request: asks the shared [`RateLimiter`] to find the API key
-//! and count the request (one store call for both), remembers rate-limit refusals in memory
-//! until they end, and turns the outcome into the `RateLimit-*` and `Retry-After` headers (API
-//! contract 3).
+//! and count the request (one store call for both), and turns the outcome into the
+//! `RateLimit-*` and `Retry-After` headers (API contract 3). In front of the limiter, the
+//! instance's [`LocalGate`] refuses from memory what the limiter would certainly refuse: a key
+//! the limiter refused, until its refusal ends, and a key this instance alone already had the
+//! limit of requests admitted for in the window (crate::admission says why that is exact).
 //!
-//! A refusal is exact, not a guess: the limiter refuses until its oldest counted request leaves
-//! the window (`reset_at`), refused requests are not counted, and counted ones only leave by
-//! time, so every request of that key before `reset_at` would be refused too. The gate answers
-//! them from memory, without a database round trip, on this instance; other instances learn
-//! the same from their own first refusal.
-//!
-//! The memory is keyed by the SHA-256 of the API key's secret, so the auth layer can refuse a
-//! blocked key before it even looks the key up ([`RateLimitGate::cached_refusal`]). What the
-//! memory cannot know, a key revoked or a team's subscription changed since, is reported by
-//! the store's [`KeyChanges`] feed: [`forget_changed_keys`] drops those refusals as the change
-//! commits, so the next request asks the limiter and is answered 401 or 403. While the feed is
-//! down (it reports `Any` when it reconnects, which forgets everything), such a key answers 429
-//! until its block ends, at most one window; either way it does nothing.
+//! The memory is keyed by the SHA-256 of the API key's secret, so a blocked key is refused
+//! before it is even looked up ([`RateLimitGate::cached_refusal`]). What the memory cannot
+//! know, a key revoked or a team's subscription changed since, is reported by the store's
+//! [`KeyChanges`] feed: [`forget_changed_keys`] drops what is known about those keys as the
+//! change commits, so the next request asks the limiter and is answered 401 or 403. While the
+//! feed is down (it reports `Any` when it reconnects, which forgets everything), such a key
+//! answers 429 until its block ends, at most one window; either way it does nothing.
 
-use std::collections::HashMap;
-use std::sync::{Arc, PoisonError, RwLock, Weak};
+use std::sync::{Arc, Weak};
 
 use procflow_domain::error::DomainError;
 use procflow_domain::ports::{Clock, KeyChange, KeyChanges, RateLimiter};
 use procflow_domain::team::{ApiKey, Team};
 use time::{Duration, OffsetDateTime};
 
+use crate::admission::LocalGate;
+
 /// The rolling window of the limit: `per_minute` requests in any 60 seconds.
 pub const WINDOW: Duration = Duration::seconds(60);
-
-/// The refusal memory is swept of ended blocks when it reaches this size (or twice its size
-/// after the last sweep, whichever is larger), so it holds at most about twice the keys blocked
-/// at one time.
-const MIN_SWEEP_LEN: usize = 1024;
 
 /// The SHA-256 of an API key's secret, as `crate::keys::hash` makes it.
 pub type KeyHash = [u8; 32];
@@ -87,20 +79,15 @@ pub struct RateLimitGate {
     limiter: Arc<dyn RateLimiter>,
     clock: Arc<dyn Clock>,
     limit: u32,
-    /// Key hash → the moment its refusal ends.
-    blocked: RwLock<Blocked>,
-}
-
-struct Blocked {
-    until: HashMap<KeyHash, OffsetDateTime>,
-    sweep_at_len: usize,
+    /// What this instance knows about each key hash.
+    local: LocalGate<KeyHash>,
 }
 
 impl std::fmt::Debug for RateLimitGate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RateLimitGate")
             .field("limit", &self.limit)
-            .field("blocked_keys", &self.blocked_len())
+            .field("keys_in_memory", &self.blocked_len())
             .finish_non_exhaustive()
     }
 }
@@ -113,39 +100,44 @@ impl RateLimitGate {
             limiter,
             clock,
             limit: per_minute,
-            blocked: RwLock::new(Blocked {
-                until: HashMap::new(),
-                sweep_at_len: MIN_SWEEP_LEN,
-            }),
+            local: LocalGate::default(),
         }
     }
 
-    /// The refusal of a key refused earlier whose block has not ended yet; `None` otherwise.
+    /// The refusal of a key that the limiter would certainly refuse now (refused earlier and
+    /// its block not ended, or this instance's own admissions at the limit); `None` otherwise.
     /// Reads memory only: call it before any other work for the request.
     #[must_use]
     pub fn cached_refusal(&self, key_hash: &KeyHash) -> Option<Refusal> {
         let now = self.clock.now();
-        let until = *self
-            .blocked
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .until
-            .get(key_hash)?;
-        (until > now).then(|| self.limited(until, now))
+        let until = self
+            .local
+            .existing(key_hash)?
+            .certain_refusal(now, self.limit, WINDOW)?;
+        Some(self.limited(until, now))
     }
 
     /// Admits a request presenting the key whose secret hashes to `key_hash`: finds the key
-    /// and its team and counts the request, in one call to the limiter. A key refused earlier
-    /// is refused from memory until its block ends, without calling the limiter.
+    /// and its team and counts the request, in one call to the limiter. What the limiter would
+    /// certainly refuse is refused from memory without calling it; while a few requests of the
+    /// key are with the limiter, the others wait their turn here (crate::admission).
     ///
     /// # Errors
     /// [`Refusal::UnknownKey`], [`Refusal::InactiveTeam`]; [`Refusal::Limited`] over the limit;
     /// [`Refusal::Store`] when the limiter fails (not remembered: the next request asks again).
     pub async fn admit(&self, key_hash: KeyHash) -> Result<Admitted, Refusal> {
-        if let Some(refusal) = self.cached_refusal(&key_hash) {
-            return Err(refusal);
-        }
+        let slot = self.local.slot(&key_hash, self.clock.now(), WINDOW);
+        let certain = |now| slot.certain_refusal(now, self.limit, WINDOW);
         let now = self.clock.now();
+        if let Some(until) = certain(now) {
+            return Err(self.limited(until, now));
+        }
+        let _turn = slot.turn().await;
+        // What the limiter answered the requests this one waited behind.
+        let now = self.clock.now();
+        if let Some(until) = certain(now) {
+            return Err(self.limited(until, now));
+        }
         let admission = self
             .limiter
             .admit(&key_hash, now, self.limit, WINDOW)
@@ -153,6 +145,7 @@ impl RateLimitGate {
             .ok_or(Refusal::UnknownKey)?;
         let decision = admission.rate.ok_or(Refusal::InactiveTeam)?;
         if decision.allowed {
+            slot.admitted(now, WINDOW);
             return Ok(Admitted {
                 key: admission.key,
                 team: admission.team,
@@ -163,7 +156,7 @@ impl RateLimitGate {
                 },
             });
         }
-        self.remember(key_hash, decision.reset_at, now);
+        slot.refused(decision.reset_at);
         Err(self.limited(decision.reset_at, now))
     }
 
@@ -179,32 +172,17 @@ impl RateLimitGate {
         }
     }
 
-    fn remember(&self, key_hash: KeyHash, until: OffsetDateTime, now: OffsetDateTime) {
-        let mut blocked = self.blocked.write().unwrap_or_else(PoisonError::into_inner);
-        if blocked.until.len() >= blocked.sweep_at_len {
-            blocked.until.retain(|_, until| *until > now);
-            blocked.sweep_at_len = MIN_SWEEP_LEN.max(2 * blocked.until.len());
-        }
-        blocked.until.insert(key_hash, until);
-    }
-
     /// Forgets what is remembered about keys that `change` may concern.
     pub fn forget(&self, change: &KeyChange) {
-        let mut blocked = self.blocked.write().unwrap_or_else(PoisonError::into_inner);
         match change {
-            KeyChange::Revoked(key_hash) => {
-                blocked.until.remove(key_hash);
-            }
-            KeyChange::Any => blocked.until.clear(),
+            KeyChange::Revoked(key_hash) => self.local.forget(key_hash),
+            KeyChange::Any => self.local.forget_all(),
         }
     }
 
+    /// Keys this instance has something in memory for.
     fn blocked_len(&self) -> usize {
-        self.blocked
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .until
-            .len()
+        self.local.len()
     }
 }
 

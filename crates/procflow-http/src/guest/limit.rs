@@ -1,5 +1,9 @@
 //! The limits on guest posts (API contract 7.1): per run and per client address in any rolling
-//! minute, counted in the store so that they hold across server instances.
+//! minute, counted in the store so that they hold across server instances, behind the
+//! instance's in-process gate (crate::admission): a post that a limit would certainly refuse
+//! (the store refused that name until a moment not reached yet, or this instance alone had
+//! that many posts admitted) is refused from memory, without a connection or a row lock, and
+//! only a few posts of one name are with the store at once.
 
 use std::net::IpAddr;
 
@@ -43,11 +47,55 @@ pub(crate) async fn admit_post(
             limit: state.config.guest_posts_per_minute_per_address,
         });
     }
-    state
+    limits.sort();
+    let clock = &state.services.clock;
+    let slots: Vec<_> = limits
+        .iter()
+        .map(|limit| state.guest_gate.slot(&limit.name, clock.now(), WINDOW))
+        .collect();
+    let certain = |now| {
+        slots
+            .iter()
+            .zip(&limits)
+            .filter_map(|(slot, limit)| slot.certain_refusal(now, limit.limit, WINDOW))
+            .max()
+    };
+    let now = clock.now();
+    if let Some(until) = certain(now) {
+        return Ok(refused(until));
+    }
+    // Turns are taken in name order, so two posts sharing names never wait on each other.
+    let mut turns = Vec::with_capacity(slots.len());
+    for slot in &slots {
+        turns.push(slot.turn().await);
+    }
+    let now = clock.now();
+    if let Some(until) = certain(now) {
+        return Ok(refused(until));
+    }
+    let decided = state
         .services
         .windows
-        .admit_all(&limits, state.services.clock.now(), WINDOW)
-        .await
+        .decide_all(&limits, now, WINDOW)
+        .await?;
+    for (slot, full_until) in slots.iter().zip(&decided.full_until) {
+        match full_until {
+            _ if decided.decision.allowed => slot.admitted(now, WINDOW),
+            Some(until) => slot.refused(*until),
+            None => {}
+        }
+    }
+    drop(turns);
+    Ok(decided.decision)
+}
+
+/// A refusal answered from memory: nothing remains until `until`.
+fn refused(until: time::OffsetDateTime) -> RateDecision {
+    RateDecision {
+        allowed: false,
+        remaining: 0,
+        reset_at: until,
+    }
 }
 
 /// An IPv4 address as it is; an IPv6 address by its /64 network (IPv4-mapped ones as IPv4).

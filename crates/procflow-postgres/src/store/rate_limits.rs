@@ -43,7 +43,8 @@ use crate::rows::team::{ApiKeyRow, TeamRow};
 ///   COMMITTED an `UPDATE` that waited for a concurrent writer evaluates its `SET` on the row as
 ///   that writer left it, so every decision sees every request accepted before it. The `SET`
 ///   rolls the counters to the request's second `$2` (or to the row's newest second, when this
-///   caller's clock lags: `newest`), keeping the `$4` seconds of the window, sums them
+///   caller's clock lags: `newest`), keeping the `$4` seconds of the window (nothing to roll
+///   for a busy key's second request in a second, the common case), sums them
 ///   (`total`), and adds the request to its second's counter (`at`) when fewer than `$3` are
 ///   counted. `admitted` records that decision, because `RETURNING` sees only the new row.
 ///   A refused request writes the rolled counters back (the same size as always).
@@ -76,14 +77,15 @@ WITH k AS ( \
                    greatest(1, $4 + $2 - s.newest)::int AS at \
             FROM ( \
                 SELECT greatest(r.second, $2) AS newest, \
-                       ARRAY(SELECT coalesce(CASE WHEN x > r.second - cardinality(r.counts) \
-                                                   AND x <= r.second \
-                                              THEN r.counts[(x - r.second \
-                                                             + cardinality(r.counts))::int] \
-                                              END, 0) \
-                             FROM generate_series(greatest(r.second, $2) - $4 + 1, \
-                                                  greatest(r.second, $2)) AS x \
-                             ORDER BY x) AS counts \
+                       CASE WHEN r.second >= $2 AND cardinality(r.counts) = $4 THEN r.counts \
+                       ELSE ARRAY(SELECT coalesce(CASE WHEN x > r.second - cardinality(r.counts) \
+                                                        AND x <= r.second \
+                                                   THEN r.counts[(x - r.second \
+                                                                  + cardinality(r.counts))::int] \
+                                                   END, 0) \
+                                  FROM generate_series(greatest(r.second, $2) - $4 + 1, \
+                                                       greatest(r.second, $2)) AS x \
+                                  ORDER BY x) END AS counts \
             ) AS s \
         ) AS d \
     ) \

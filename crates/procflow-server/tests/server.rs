@@ -10,6 +10,7 @@
 mod server {
     pub mod admin;
     pub mod binary;
+    pub mod flood;
     pub mod keys;
     pub mod logs;
     pub mod secrets;

@@ -20,6 +20,8 @@
 #                      The server shares the machine with PostgreSQL and wrk, hence the smaller
 #                      defaults (docs/operations.md, "Sizing workers and the pool").
 #   BENCH_KEEP=1       keep the temporary directory (database, logs) after the run
+#   BENCH_ONLY=busy-key  only the busy-key rows (bench/busy_key.sh), on a database with a team
+#                      and 40 keys: about a minute after the build (target/bench/busy-key.md)
 #   PROCFLOW_PG_BIN    directory of initdb/pg_ctl/pgbench (default: the highest
 #                      /usr/lib/postgresql/*/bin)
 #   CARGO              cargo command (default cargo)
@@ -49,6 +51,8 @@ LARGE_TASK_RUNS=80          # 500-task runs (x499 tasks usable)
 source "$BENCH/batch.sh"
 # shellcheck source=bench/etag.sh
 source "$BENCH/etag.sh"
+# shellcheck source=bench/busy_key.sh
+source "$BENCH/busy_key.sh"
 
 STARTED=$(date +%s)
 OUT_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
@@ -479,6 +483,7 @@ main() {
 
   etag_scenario "$one_run"
   batch_scenario
+  busy_key_scenario
 
   RSS_END=$(rss_kib "$MAIN_PID" VmRSS)
   RSS_PEAK=$(rss_kib "$MAIN_PID" VmHWM)
@@ -586,6 +591,7 @@ report() {
     done
     batch_report
     etag_report
+    busy_key_report
     echo
     echo "Memory of the server (VmRSS): idle after start $(mib "$RSS_IDLE") MiB; at the end of the load" \
       "$(mib "$RSS_END") MiB (peak VmHWM $(mib "$RSS_PEAK") MiB)."
@@ -608,4 +614,8 @@ report() {
 
 # shellcheck source=bench/webhooks.sh
 . "$BENCH/webhooks.sh"
-main "$@"
+if [ "${BENCH_ONLY:-}" = busy-key ]; then
+  busy_key_main
+else
+  main "$@"
+fi

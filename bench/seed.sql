@@ -47,7 +47,10 @@ RETURNS void LANGUAGE sql AS $$
     INSERT INTO api_keys (team_id, id, name, prefix, key_hash, created_by, created_at)
     SELECT team, bench.uuid(tag, 4094, n), 'bench ' || n, 'pf_live_benc',
            sha256(convert_to('pf_live_bench_' || tag || '_' || n, 'UTF8')), admin, now()
-    FROM generate_series(1, count) AS n
+    FROM generate_series(1, count) AS n;
+    -- Each key's rate-limit row, as the store makes it with a key.
+    INSERT INTO rate_limits (team_id, api_key_id)
+    SELECT team, bench.uuid(tag, 4094, n) FROM generate_series(1, count) AS n;
 $$;
 
 -- `count` active runs of a published template, run i (0-based) at millisecond first_ms + i,

@@ -36,8 +36,8 @@
 \set task_n :position + 1
 
 -- Admission: the API key found by its hash and, its team being active, the request counted in
--- the key's rolling window, in one statement committed asynchronously (see
--- crates/procflow-postgres/src/store/rate_limits.rs).
+-- the key's row of per-second counters (one UPDATE of the row the key was made with), in one
+-- statement committed asynchronously (see crates/procflow-postgres/src/store/rate_limits.rs).
 WITH k AS (
     SELECT api_keys.team_id, api_keys.id AS key_id, api_keys.name AS key_name,
            api_keys.prefix, api_keys.key_hash, api_keys.created_by,
@@ -48,40 +48,44 @@ WITH k AS (
     WHERE api_keys.key_hash = sha256(convert_to('pf_live_bench_' || :key_tag || '_' || :k, 'UTF8'))
       AND api_keys.revoked_at IS NULL
 ), args AS (
-    SELECT k.team_id, k.key_id AS api_key_id, clock_timestamp() AS now,
-           clock_timestamp() - interval '60 seconds' AS since, CAST(:limit AS bigint) AS lim,
+    SELECT k.team_id, k.key_id AS api_key_id,
+           floor(extract(epoch FROM clock_timestamp()))::bigint AS now_s,
+           CAST(:limit AS bigint) AS lim, 60::bigint AS n,
            set_config('synchronous_commit', 'off', true) AS async_commit
     FROM k WHERE k.subscription = 'active'
-), old AS (
-    SELECT r.hits FROM rate_limits AS r JOIN args USING (team_id, api_key_id) FOR UPDATE OF r
-), counted AS MATERIALIZED (
-    SELECT old.hits AS before, args.now, args.lim,
-           ARRAY(SELECT h FROM unnest(old.hits) AS h WHERE h > args.since
-                 ORDER BY h DESC LIMIT args.lim) AS hits
-    FROM old, args
-), decided AS (
-    SELECT before, cardinality(hits) < lim AS allowed,
-           ARRAY(SELECT h FROM unnest(CASE WHEN cardinality(hits) < lim THEN hits || now ELSE hits END)
-                     AS h ORDER BY h) AS hits
-    FROM counted
-), updated AS (
-    UPDATE rate_limits AS r SET hits = decided.hits
-    FROM decided, args
+), counted AS (
+    UPDATE rate_limits AS r
+    SET (second, counts, admitted) = (
+        SELECT d.newest,
+               CASE WHEN d.total < args.lim
+                    THEN d.counts[:d.at - 1] || (d.counts[d.at] + 1) || d.counts[d.at + 1:]
+                    ELSE d.counts END,
+               d.total < args.lim
+        FROM (
+            SELECT s.newest, s.counts,
+                   (SELECT coalesce(sum(c), 0) FROM unnest(s.counts) AS c) AS total,
+                   greatest(1, args.n + args.now_s - s.newest)::int AS at
+            FROM (
+                SELECT greatest(r.second, args.now_s) AS newest,
+                       CASE WHEN r.second >= args.now_s AND cardinality(r.counts) = args.n
+                       THEN r.counts
+                       ELSE ARRAY(SELECT coalesce(CASE WHEN x > r.second - cardinality(r.counts)
+                                                        AND x <= r.second
+                                                   THEN r.counts[(x - r.second
+                                                                  + cardinality(r.counts))::int]
+                                                   END, 0)
+                                  FROM generate_series(greatest(r.second, args.now_s) - args.n + 1,
+                                                       greatest(r.second, args.now_s)) AS x
+                                  ORDER BY x) END AS counts
+            ) AS s
+        ) AS d
+    )
+    FROM args
     WHERE r.team_id = args.team_id AND r.api_key_id = args.api_key_id
-      AND (decided.allowed OR decided.hits IS DISTINCT FROM decided.before)
-), inserted AS (
-    INSERT INTO rate_limits (team_id, api_key_id, hits)
-    SELECT team_id, api_key_id, CASE WHEN lim > 0 THEN ARRAY[now] ELSE '{}' END
-    FROM args WHERE NOT EXISTS (SELECT FROM old)
-    ON CONFLICT (team_id, api_key_id) DO NOTHING
-    RETURNING hits
-), decision AS (
-    SELECT allowed, cardinality(hits) AS counted, hits[1] AS oldest FROM decided
-    UNION ALL
-    SELECT cardinality(hits) > 0, cardinality(hits), hits[1] FROM inserted
+    RETURNING r.second, r.counts, r.admitted
 )
-SELECT k.*, decision.allowed, decision.counted, decision.oldest
-FROM k LEFT JOIN decision ON true;
+SELECT k.*, counted.second, counted.counts, counted.admitted
+FROM k LEFT JOIN counted ON true;
 
 BEGIN;
 

@@ -1,7 +1,8 @@
 //! Times what `RateLimitGate::admit` costs a key it has refused already in the current window:
 //! an answer from the gate's memory, without the limiter (what the HTTP layer pays per 429
 //! once a key is over its limit). The limiter is the domain's in-memory one; the gate must
-//! consult it twice in all (the accepted request, then the first refusal). In release mode:
+//! consult it once in all (the accepted request: with a limit of 1, this instance alone then
+//! has the limit admitted, and refuses the rest itself). In release mode:
 //! `cargo run --release -p procflow-http --example rate_limit_gate_timings`. The cost of the
 //! limiter itself on PostgreSQL: `procflow-postgres`'s `rate_limit_timings` example.
 #![allow(
@@ -85,7 +86,7 @@ async fn main() {
         }
     }
     let calls = limiter.calls.load(Ordering::SeqCst);
-    assert_eq!(calls, 2, "the gate answered refusals from its memory");
+    assert_eq!(calls, 1, "the gate answered refusals from its memory");
     samples.sort();
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     let mean = samples.iter().map(|d| us(*d)).sum::<f64>() / ROUNDS as f64;

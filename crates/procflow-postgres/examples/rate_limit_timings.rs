@@ -1,6 +1,6 @@
 //! Times `RateLimiter::admit` (key lookup and count, one statement) against a real PostgreSQL:
-//! an accepted request with a full log of
-//! 100 hits in the window, a refused one (what the first refusal of a window costs; later ones
+//! an accepted request with a full window (60 hits, one a second, counted in per-second
+//! counters), a refused one (what the first refusal of a window costs; later ones
 //! are answered from the HTTP gate's memory), and accepted requests from 16 concurrent callers
 //! on one key (serialised by its row lock) and on 16 keys, beside a `SELECT 1` for scale. Run
 //! it in release mode:
@@ -23,10 +23,11 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 const ROUNDS: usize = 2_000;
-const LIMIT: u32 = 100;
+const LIMIT: u32 = 60;
 const WINDOW: time::Duration = time::Duration::seconds(60);
-/// Requests spaced so that the window always holds `LIMIT` hits and the next one is accepted.
-const STEP: time::Duration = time::Duration::milliseconds(600);
+/// Requests spaced so that the window always holds `LIMIT` hits and the next one is accepted
+/// (one a second: the window counts whole seconds).
+const STEP: time::Duration = time::Duration::seconds(1);
 const CALLERS: usize = 16;
 
 fn summary(mut samples: Vec<Duration>) -> (f64, f64, f64) {
@@ -174,7 +175,7 @@ async fn main() {
         samples.push(started.elapsed());
         assert!(decision.allowed && decision.remaining == 0);
     }
-    row("`admit` accepted, window holding 100 hits", samples);
+    row("`admit` accepted, window holding 60 hits", samples);
 
     let mut samples = Vec::with_capacity(ROUNDS);
     for _ in 0..ROUNDS {
@@ -196,7 +197,7 @@ async fn main() {
         samples.push(started.elapsed());
     }
     row(
-        "`admit` on a key's first request (creates its row)",
+        "`admit` on a key's first request (its row made with the key)",
         samples,
     );
 

@@ -200,7 +200,7 @@ async fn a_keyless_flood_from_one_address_leaves_keyed_reads_and_readiness_alone
         at(1.0),
         readiness.len()
     );
-    assert!(sent > 3_000, "the flood flooded: {sent} posts");
+    assert!(sent > 2_000, "the flood flooded: {sent} posts");
     assert!(too_many > sent / 2, "most of the flood was over the limit: {too_many}");
     assert!(at(0.5) < Duration::from_millis(100), "keyed reads' median {:?}", at(0.5));
     assert_eq!(reads_200, read_statuses.len(), "keyed reads: {read_statuses:?}");

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make chaos`: a release `procflow serve` on a PostgreSQL of its own, through kill -9, a
-# PostgreSQL crash and pool exhaustion under load (tests/examples/chaos/); prints a table and
+# PostgreSQL crash, pool exhaustion under load and a keyless flood from one address
+# (tests/examples/chaos/); prints a table and
 # exits non-zero when a property does not hold. About two minutes once built.
 # The server's log: target/chaos/server.log. DATABASE_URL is not used: the driver stops and
 # restarts its PostgreSQL, which it must own.

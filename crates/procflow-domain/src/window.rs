@@ -117,7 +117,9 @@ impl SecondCounts {
     /// The events counted in the window (as of the last [`roll`](Self::roll)).
     #[must_use]
     pub fn total(&self) -> u32 {
-        self.counts.iter().fold(0_u32, |sum, c| sum.saturating_add(*c))
+        self.counts
+            .iter()
+            .fold(0_u32, |sum, c| sum.saturating_add(*c))
     }
 
     /// The events counted in the seconds from `second` on.
@@ -257,7 +259,12 @@ pub fn decide(
         RateDecision {
             allowed,
             remaining: 0,
-            reset_at: full_until.iter().flatten().max().copied().unwrap_or(whole_window),
+            reset_at: full_until
+                .iter()
+                .flatten()
+                .max()
+                .copied()
+                .unwrap_or(whole_window),
         }
     };
     WindowsDecision {

@@ -9,6 +9,9 @@
 //! 3. The pool exhausted (a session locks the runs table; the pool's connections all wait on
 //!    it): requests beyond the pool answer 503 within the pool timeout, `/readyz` 503 within
 //!    1 s, and the server recovers when the lock is released.
+//! 4. A keyless flood from one address (1,000 connections posting wrong tokens to random
+//!    runs): refused from memory, so keyed reads keep a median under 100 ms and `/readyz`
+//!    stays 200 (issue 29).
 //!
 //! Exits 1 when a property does not hold. `cargo run -p procflow-tests --example chaos -- <dir>`
 //! (the server's log goes to `<dir>/server.log`).
@@ -23,6 +26,7 @@
 )]
 
 mod database;
+mod flood;
 mod kill;
 mod load;
 mod pool;
@@ -101,6 +105,7 @@ async fn main() -> ExitCode {
     kill::run(&mut rig, &mut table).await;
     database::run(&mut rig, &mut table).await;
     pool::run(&mut rig, &mut table).await;
+    flood::run(&mut rig, &mut table).await;
     table.print();
     if table.all_held() {
         ExitCode::SUCCESS

@@ -38,9 +38,21 @@ fn an_event_is_admitted_only_when_every_limit_has_room() {
     assert_eq!((a.total(), b.total()), (2, 1));
     let second = admit(&mut [&mut a, &mut b], &limits, secs(2.0), MINUTE);
     assert!(!second.decision.allowed);
-    assert_eq!((a.total(), b.total()), (2, 1), "a refusal is counted nowhere");
-    assert_eq!(second.decision.reset_at, secs(61.0), "when the full limit frees a slot");
-    assert_eq!(second.full_until, [None, Some(secs(61.0))], "only b was full");
+    assert_eq!(
+        (a.total(), b.total()),
+        (2, 1),
+        "a refusal is counted nowhere"
+    );
+    assert_eq!(
+        second.decision.reset_at,
+        secs(61.0),
+        "when the full limit frees a slot"
+    );
+    assert_eq!(
+        second.full_until,
+        [None, Some(secs(61.0))],
+        "only b was full"
+    );
 }
 
 #[test]
@@ -53,8 +65,16 @@ fn a_refusal_lasts_until_every_full_limit_has_room() {
     assert!(!refused.decision.allowed);
     assert_eq!(refused.decision.reset_at, secs(90.0));
     assert_eq!(refused.full_until, [Some(secs(60.0)), Some(secs(90.0))]);
-    assert!(!admit(&mut [&mut a, &mut b], &limits, secs(89.9), MINUTE).decision.allowed);
-    assert!(admit(&mut [&mut a, &mut b], &limits, secs(90.0), MINUTE).decision.allowed);
+    assert!(
+        !admit(&mut [&mut a, &mut b], &limits, secs(89.9), MINUTE)
+            .decision
+            .allowed
+    );
+    assert!(
+        admit(&mut [&mut a, &mut b], &limits, secs(90.0), MINUTE)
+            .decision
+            .allowed
+    );
 }
 
 #[test]
@@ -87,7 +107,11 @@ fn the_window_rolls_rather_than_resetting_and_state_stays_one_counter_a_second()
     for second in 0..10_000 {
         one(&mut counts, 100_000, f64::from(second) * 0.01);
     }
-    assert_eq!(counts.counts.len(), 60, "bounded by the window, not the traffic");
+    assert_eq!(
+        counts.counts.len(),
+        60,
+        "bounded by the window, not the traffic"
+    );
 }
 
 #[test]
@@ -117,7 +141,10 @@ fn a_limit_of_zero_admits_nothing() {
 fn a_caller_whose_clock_lags_is_counted_and_decides_on_the_newest_window() {
     let mut counts = SecondCounts::default();
     counts.record(secs(10.0), MINUTE);
-    assert!(one(&mut counts, 5, 0.0).allowed, "an event older than the newest");
+    assert!(
+        one(&mut counts, 5, 0.0).allowed,
+        "an event older than the newest"
+    );
     assert_eq!(counts.total(), 2);
     assert_eq!(counts.newest, second_of(secs(10.0)));
     // Older than the whole window: counted in its oldest second.
@@ -145,7 +172,13 @@ fn a_decision_from_the_counts_after_it_matches_admit() {
     let (mut a, mut b) = (SecondCounts::default(), SecondCounts::default());
     for at in [0.0, 1.0, 2.0, 61.5] {
         let decided = admit(&mut [&mut a, &mut b], &limits, secs(at), MINUTE);
-        let again = decide(&[&a, &b], decided.decision.allowed, &limits, secs(at), MINUTE);
+        let again = decide(
+            &[&a, &b],
+            decided.decision.allowed,
+            &limits,
+            secs(at),
+            MINUTE,
+        );
         assert_eq!(decided, again, "at {at} s");
     }
 }

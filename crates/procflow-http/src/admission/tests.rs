@@ -16,7 +16,11 @@ fn at(seconds: f64) -> OffsetDateTime {
 fn nothing_is_refused_before_the_store_said_anything() {
     let gate = LocalGate::<&str>::default();
     let slot = gate.slot(&"k", at(0.0), MINUTE);
-    assert_eq!(slot.certain_refusal(at(0.0), 0, MINUTE), None, "not even at 0");
+    assert_eq!(
+        slot.certain_refusal(at(0.0), 0, MINUTE),
+        None,
+        "not even at 0"
+    );
     assert_eq!(slot.certain_refusal(at(0.0), 5, MINUTE), None);
 }
 
@@ -43,7 +47,11 @@ fn this_instances_own_admissions_refuse_once_they_reach_the_limit() {
         slot.admitted(at(s), MINUTE);
     }
     assert_eq!(slot.certain_refusal(at(4.0), 3, MINUTE), Some(at(61.0)));
-    assert_eq!(slot.certain_refusal(at(4.0), 4, MINUTE), None, "room under 4");
+    assert_eq!(
+        slot.certain_refusal(at(4.0), 4, MINUTE),
+        None,
+        "room under 4"
+    );
     // The oldest second of the window is not relied on: at 60.5 s the admission of second 1
     // is in its last second.
     assert_eq!(slot.certain_refusal(at(60.5), 3, MINUTE), None);
@@ -75,8 +83,14 @@ fn the_gate_never_refuses_what_the_store_admits() {
         let certain = slot.certain_refusal(now, 7, MINUTE);
         let decided = admit(&mut [&mut store], &limits, now, MINUTE);
         if let Some(until) = certain {
-            assert!(!decided.decision.allowed, "refused from memory at {t} s but the store admits");
-            assert!(until <= decided.decision.reset_at, "Retry-After never later than the store's");
+            assert!(
+                !decided.decision.allowed,
+                "refused from memory at {t} s but the store admits"
+            );
+            assert!(
+                until <= decided.decision.reset_at,
+                "Retry-After never later than the store's"
+            );
             refused_locally += 1;
             continue;
         }
@@ -88,7 +102,10 @@ fn the_gate_never_refuses_what_the_store_admits() {
             }
         }
     }
-    assert!(refused_locally > 100, "the gate did refuse: {refused_locally}");
+    assert!(
+        refused_locally > 100,
+        "the gate did refuse: {refused_locally}"
+    );
 }
 
 #[test]

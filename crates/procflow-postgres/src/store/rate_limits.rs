@@ -297,7 +297,11 @@ mod tests {
     #[test]
     fn the_admission_statement_names_only_its_five_binds_each_at_least_once() {
         let numbers: Vec<&str> = ADMIT.split('$').skip(1).map(|part| &part[..1]).collect();
-        assert!(numbers.iter().all(|n| ["1", "2", "3", "4", "5"].contains(n)));
+        assert!(
+            numbers
+                .iter()
+                .all(|n| ["1", "2", "3", "4", "5"].contains(n))
+        );
         for n in ["1", "2", "3", "4", "5"] {
             assert!(numbers.contains(&n), "${n} is used");
         }

@@ -258,7 +258,11 @@ async fn a_raised_limit_costs_the_same_sixty_counters_whatever_the_traffic(env: 
         assert_eq!(decision, accepted(1_000_000 - n - 1, at(60.0)));
     }
     assert_eq!(stored_hits(&env).await, [2_000]);
-    assert_eq!(stored_counters(&env).await, [60], "not one entry per request");
+    assert_eq!(
+        stored_counters(&env).await,
+        [60],
+        "not one entry per request"
+    );
     // Exact to the second: the 500 of second 0 leave together when second 60 begins.
     assert_eq!(hit(store, key, at(59.999), 2_000).await, refused(at(60.0)));
     assert_eq!(
@@ -399,9 +403,7 @@ async fn stored_counters(env: &Env) -> Vec<usize> {
     match &env.backend {
         Backend::Postgres(pg) => {
             let mut conn = AsyncPgConnection::establish(pg.db.url()).await.unwrap();
-            diesel::sql_query(
-                "SELECT cardinality(counts) AS hits FROM rate_limits ORDER BY 1 DESC",
-            )
+            diesel::sql_query("SELECT cardinality(counts) AS hits FROM rate_limits ORDER BY 1 DESC")
                 .load::<Stored>(&mut conn)
                 .await
                 .unwrap()
@@ -463,7 +465,10 @@ async fn counts_kept_as_timestamps_before_the_migration_count_in_their_seconds_a
     assert_eq!(admitted.unwrap().rate, Some(accepted(1, at(90.0))));
     let statements = &env.pg().statements;
     let before = statements.get();
-    assert_eq!(hit(&env.store, rowless, at(0.0), 3).await, accepted(2, at(60.0)));
+    assert_eq!(
+        hit(&env.store, rowless, at(0.0), 3).await,
+        accepted(2, at(60.0))
+    );
     assert_eq!(statements.get() - before, 1, "the migration made its row");
     let limits = [WindowLimit {
         name: "address:m".into(),

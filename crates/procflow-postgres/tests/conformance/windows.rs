@@ -163,7 +163,11 @@ async fn of_concurrent_posts_from_two_instances_over_a_window_rollover_exactly_t
     // 20 posts in second 0, then 100 racing posts: half at 59.9 s (second 0's posts still
     // count: 30 more fit), half at 60.1 s (they have left: the limit is back to 50 counted).
     for _ in 0..20 {
-        assert!(post(store, &[limit("address:r", 50)], at(0.0)).await.allowed);
+        assert!(
+            post(store, &[limit("address:r", 50)], at(0.0))
+                .await
+                .allowed
+        );
     }
     let instances = [0, 1].map(|_| env.another_instance(20));
     let calls: Vec<_> = (0..100)
@@ -190,8 +194,14 @@ async fn of_concurrent_posts_from_two_instances_over_a_window_rollover_exactly_t
             }
         }
     }
-    assert!(admitted >= 30, "at least the 30 that fit before 60 s: {admitted}");
-    assert!(admitted <= 50, "never more than the limit counted at 60 s: {admitted}");
+    assert!(
+        admitted >= 30,
+        "at least the 30 that fit before 60 s: {admitted}"
+    );
+    assert!(
+        admitted <= 50,
+        "never more than the limit counted at 60 s: {admitted}"
+    );
     // Whatever the order, at 60.1 s exactly the limit is counted in the window (second 1
     // to 60): a post now is refused, and the window's count is the limit.
     let last = post(store, &[limit("address:r", 50)], at(60.2)).await;

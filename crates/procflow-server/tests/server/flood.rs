@@ -189,7 +189,10 @@ async fn a_keyless_flood_from_one_address_leaves_keyed_reads_and_readiness_alone
         tally.other.load(Ordering::Relaxed),
     );
     let ready_200 = readiness.iter().filter(|status| **status == 200).count();
-    let reads_200 = read_statuses.iter().filter(|status| **status == 200).count();
+    let reads_200 = read_statuses
+        .iter()
+        .filter(|status| **status == 200)
+        .count();
     eprintln!(
         "flood: {sent} posts in {FLOOD:?} from {CONNECTIONS} connections ({too_many} answered 429, \
          {not_found} 404, {other} other); keyed reads: {reads_200} of {} answered 200 (p50 {:?}, p90 {:?}, \
@@ -201,8 +204,19 @@ async fn a_keyless_flood_from_one_address_leaves_keyed_reads_and_readiness_alone
         readiness.len()
     );
     assert!(sent > 2_000, "the flood flooded: {sent} posts");
-    assert!(too_many > sent / 2, "most of the flood was over the limit: {too_many}");
-    assert!(at(0.5) < Duration::from_millis(100), "keyed reads' median {:?}", at(0.5));
-    assert_eq!(reads_200, read_statuses.len(), "keyed reads: {read_statuses:?}");
+    assert!(
+        too_many > sent / 2,
+        "most of the flood was over the limit: {too_many}"
+    );
+    assert!(
+        at(0.5) < Duration::from_millis(100),
+        "keyed reads' median {:?}",
+        at(0.5)
+    );
+    assert_eq!(
+        reads_200,
+        read_statuses.len(),
+        "keyed reads: {read_statuses:?}"
+    );
     assert_eq!(ready_200, readiness.len(), "/readyz: {readiness:?}");
 }

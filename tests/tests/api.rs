@@ -11,6 +11,7 @@
 )]
 
 mod api {
+    pub mod amplification;
     pub mod auth;
     pub mod batch;
     pub mod client;

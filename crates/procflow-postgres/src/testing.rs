@@ -48,3 +48,36 @@ pub async fn execute(url: &str, sql: &str) {
         .await
         .unwrap_or_else(|err| panic!("procflow-postgres: {sql}: {err}"));
 }
+
+/// The rows `sql` (a query without parameters) answers, each as a JSON object of its columns:
+/// how tests outside this crate read what the service stores without a database driver of
+/// their own.
+///
+/// # Panics
+/// When the database cannot be reached or the query fails.
+#[expect(
+    clippy::panic,
+    reason = "test support fails loudly rather than skipping a test"
+)]
+pub async fn rows(url: &str, sql: &str) -> Vec<serde_json::Value> {
+    use diesel::QueryableByName;
+    use diesel::sql_types::Text;
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+
+    #[derive(QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = Text)]
+        row: String,
+    }
+    let mut conn = AsyncPgConnection::establish(url)
+        .await
+        .unwrap_or_else(|err| panic!("procflow-postgres: connecting to the test database: {err}"));
+    let rows: Vec<Row> =
+        diesel::sql_query(format!("SELECT to_jsonb(q)::text AS row FROM ({sql}) q"))
+            .load(&mut conn)
+            .await
+            .unwrap_or_else(|err| panic!("procflow-postgres: {sql}: {err}"));
+    rows.into_iter()
+        .map(|r| serde_json::from_str(&r.row).unwrap_or_else(|err| panic!("{sql}: {err}")))
+        .collect()
+}

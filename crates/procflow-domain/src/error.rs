@@ -145,14 +145,20 @@ error_codes! {
     IdempotencyInFlight = ("idempotency_in_flight", 409),
     /// `If-Match` names no current `ETag` of the resource; nothing was changed.
     PreconditionFailed = ("precondition_failed", 412),
+    /// The request's head, or its body, did not arrive within its time limit.
+    RequestTimeout = ("request_timeout", 408),
     /// The body is over the limit.
     PayloadTooLarge = ("payload_too_large", 413),
+    /// The request target (path and query) is over the limit.
+    UriTooLong = ("uri_too_long", 414),
     /// The body is not sent as JSON.
     UnsupportedMediaType = ("unsupported_media_type", 415),
     /// The `Idempotency-Key` was used with another request.
     IdempotencyKeyReused = ("idempotency_key_reused", 422),
     /// Over the API key's rate limit.
     RateLimited = ("rate_limited", 429),
+    /// The request's headers are over the limit, in bytes or in number.
+    HeadersTooLarge = ("headers_too_large", 431),
     /// Anything unexpected; the cause goes to the log only.
     InternalError = ("internal_error", 500),
     /// The database cannot be reached or the pool is exhausted.

@@ -214,8 +214,15 @@ impl From<DomainError> for ApiError {
 }
 
 /// Bodies: malformed JSON, wrong types and unknown fields are 400; too large 413; not JSON 415.
-pub fn json_error(error: actix_error::JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
+pub fn json_error(error: actix_error::JsonPayloadError, request: &HttpRequest) -> actix_web::Error {
     use actix_error::JsonPayloadError as E;
+    // A body the transport guard ended (too slow, or a broken chunked encoding) reads as
+    // incomplete here: its answer says why.
+    if let (E::Payload(_) | E::Deserialize(_), Some(fault)) =
+        (&error, crate::transport::body_fault(request))
+    {
+        return fault.into();
+    }
     let api = match &error {
         E::ContentType => ApiError::unsupported_media_type(),
         E::OverflowKnownLength { limit, .. } | E::Overflow { limit } => {

@@ -233,7 +233,8 @@ pub enum ValidationError {
     },
     /// A dropdown or multichoice value outside the element's options (spec 4.11 rule 3).
     #[error(
-        "element {element}: {value:?} is not an allowed option; allowed options: {}",
+        "element {element}: {} is not an allowed option; allowed options: {}",
+        crate::quote::quote(value),
         quoted(allowed)
     )]
     InvalidOption {

@@ -71,7 +71,7 @@ impl Invitation {
     /// # Errors
     /// [`DomainError::GuestIsTeamMember`], [`DomainError::GuestAlreadyInvited`] when the run
     /// has a guest with another email, a [`ValidationError`] for `reminder_days` outside
-    /// 1 to 365.
+    /// 1 to 365 or for an `email` at an IP address (`a@[127.0.0.1]`).
     pub fn apply(
         &self,
         run: &Run,
@@ -95,6 +95,16 @@ impl Invitation {
                     )
                 })?,
         };
+        if let Some(email) = self.email.as_ref().filter(|email| email.is_at_ip_literal()) {
+            return Err(ValidationError::field(
+                "email",
+                format!(
+                    "{} is at an IP address; the guest's address must be at a domain name",
+                    crate::quote::quote(email.as_str())
+                ),
+            )
+            .into());
+        }
         let token = current.map_or_else(|| ids.share_token(), |share| share.token.clone());
         let share_url = share_url(base_url, run.id, &token);
         let existing = current.and_then(|share| share.guest.clone());

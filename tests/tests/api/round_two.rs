@@ -1,0 +1,88 @@
+//! The smaller findings of "Hard to break, round two" (issue 29, point 7), through HTTP: guest
+//! addresses at IP literals, refusals that quote a short prefix of the input, `Cache-Control`
+//! on authenticated answers and on those that carry a secret, and the guest page of a team
+//! whose subscription is not active.
+
+use procflow_domain::quote::MAX_QUOTED_CHARS;
+use procflow_tests::TestApp;
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guest_address_at_an_ip_literal_is_refused_at_invite() {
+    let app = TestApp::spawn().await;
+    let run = app.start_demo_run().await;
+    for email in ["a@[127.0.0.1]", "guest@[10.0.0.1]"] {
+        let message = app
+            .post(
+                &format!("/api/v1/process-runs/{run}/invite"),
+                &json!({"email": email}),
+            )
+            .await
+            .error(400, "validation_error");
+        assert!(
+            message.starts_with(&format!("email: {email:?} is at an IP address")),
+            "{message}"
+        );
+    }
+    let shared = app.run(&run).await;
+    assert_eq!(shared["is_shared"], false, "nothing was shared");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_quotes_a_short_prefix_of_a_long_input() {
+    let app = TestApp::spawn().await;
+    let run = app.start_demo_run().await;
+    let long = "x".repeat(900_000);
+    let tasks = app.run_tasks(&run).await;
+    let (task, element) = tasks
+        .iter()
+        .find_map(|task| {
+            let element = task["custom_elements"]
+                .as_array()?
+                .iter()
+                .find(|e| e["type"] == "dropdown")?;
+            Some((task["id"].as_str()?, element["id"].as_str()?))
+        })
+        .expect("the demo has a dropdown");
+    let cases = [
+        (
+            format!("/api/v1/process-runs/{run}/invite"),
+            json!({"email": long}),
+            "email: ",
+        ),
+        (
+            format!("/api/v1/process-runs/{run}/tasks/{task}"),
+            json!({"completed": long}),
+            "completed: invalid type: string",
+        ),
+        (
+            format!("/api/v1/process-runs/{run}/tasks/{task}"),
+            json!({"custom_elements": [{"id": element, "value": long}]}),
+            "element ",
+        ),
+        (
+            "/api/v1/process-runs".to_owned(),
+            json!({"template_id": app.template.id, "due_date": long}),
+            "due_date: ",
+        ),
+    ];
+    for (path, body, start) in cases {
+        let reply = if path.ends_with("/invite") || path == "/api/v1/process-runs" {
+            app.post(&path, &body).await
+        } else {
+            app.patch(&path, &body).await
+        };
+        let message = reply.error(400, "validation_error");
+        assert!(message.contains(start), "{start}: {}", &message[..200.min(message.len())]);
+        assert!(
+            reply.text.len() < 1_000,
+            "{path}: an answer of {} bytes to a body of 900 kB: {}",
+            reply.text.len(),
+            &message[..300.min(message.len())]
+        );
+        assert!(
+            message.contains(&"x".repeat(MAX_QUOTED_CHARS)),
+            "the prefix is shown: {message}"
+        );
+    }
+}

@@ -73,7 +73,11 @@ async fn a_refusal_quotes_a_short_prefix_of_a_long_input() {
             app.patch(&path, &body).await
         };
         let message = reply.error(400, "validation_error");
-        assert!(message.contains(start), "{start}: {}", &message[..200.min(message.len())]);
+        assert!(
+            message.contains(start),
+            "{start}: {}",
+            &message[..200.min(message.len())]
+        );
         assert!(
             reply.text.len() < 1_000,
             "{path}: an answer of {} bytes to a body of 900 kB: {}",
@@ -85,4 +89,69 @@ async fn a_refusal_quotes_a_short_prefix_of_a_long_input() {
             "the prefix is shown: {message}"
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn authenticated_answers_are_private_and_those_with_a_secret_not_stored() {
+    let app = TestApp::spawn().await;
+    let cache = |reply: &procflow_tests::Reply| reply.header("cache-control").map(str::to_owned);
+    let list = app.get("/api/v1/process-templates").await;
+    assert_eq!(cache(&list).as_deref(), Some("private"));
+    let unauthorized = app
+        .call(reqwest::Method::GET, "/api/v1/process-runs")
+        .no_key()
+        .send()
+        .await;
+    unauthorized.assert_status(401);
+    assert_eq!(cache(&unauthorized).as_deref(), Some("private"));
+
+    let created = app
+        .post(
+            "/api/v1/webhooks",
+            &json!({"url": "https://hooks.example.org/procflow"}),
+        )
+        .await;
+    let webhook = created.data(201);
+    assert!(webhook["secret"].is_string());
+    assert_eq!(cache(&created).as_deref(), Some("no-store"));
+    let id = webhook["id"].as_str().unwrap();
+    let rotated = app
+        .post(&format!("/api/v1/webhooks/{id}/rotate-secret"), &json!({}))
+        .await;
+    rotated.data(200);
+    assert_eq!(cache(&rotated).as_deref(), Some("no-store"));
+    let read = app.get(&format!("/api/v1/webhooks/{id}")).await;
+    assert_eq!(cache(&read).as_deref(), Some("private"), "no secret in it");
+
+    let run = app.start_demo_run().await;
+    let invite = |key: &'static str| {
+        app.call(
+            reqwest::Method::POST,
+            &format!("/api/v1/process-runs/{run}/invite"),
+        )
+        .header("Idempotency-Key", key)
+        .json(&json!({}))
+        .send()
+    };
+    let shared = invite("share-once").await;
+    shared.data(200);
+    assert_eq!(cache(&shared).as_deref(), Some("no-store"));
+    let replayed = invite("share-once").await;
+    assert_eq!(replayed.header("idempotency-replayed"), Some("true"));
+    assert_eq!(
+        cache(&replayed).as_deref(),
+        Some("no-store"),
+        "a replay too"
+    );
+
+    let document = app
+        .call(reqwest::Method::GET, "/api/v1/openapi.json")
+        .no_key()
+        .send()
+        .await;
+    assert_eq!(
+        cache(&document),
+        None,
+        "the public document is for any cache"
+    );
 }

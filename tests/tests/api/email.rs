@@ -146,15 +146,25 @@ async fn assignment_emails_go_out_for_each_of_the_three_triggers() {
         .iter()
         .find(|m| m.subject.starts_with("You were assigned “Team lunch”"))
         .expect("the guest's assignment");
-    let link = share["share_url"].as_str().unwrap();
-    assert!(assignment.text.as_deref().unwrap().contains(link));
+    // A link of its own (the server keeps only digests, so it cannot repeat the invite's),
+    // to the same run, that opens it.
+    let invited = share["share_url"].as_str().unwrap();
+    let run_page = invited.split("?token=").next().unwrap();
+    let text = assignment.text.as_deref().unwrap();
+    let link = text
+        .split_whitespace()
+        .find(|word| word.starts_with(run_page))
+        .unwrap_or_else(|| panic!("no link to {run_page} in {text}"));
+    assert_ne!(link, invited);
     assert!(
         assignment
             .html
             .as_deref()
             .unwrap()
-            .contains(&format!("href=\"{link}\""))
+            .contains(&format!("href=\"{}\"", link.replace('&', "&amp;"))),
     );
+    let path = link.strip_prefix(app.base()).unwrap();
+    app.open_page(path).await.assert_status(200);
 }
 
 #[tokio::test(flavor = "multi_thread")]

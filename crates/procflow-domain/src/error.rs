@@ -37,6 +37,10 @@ pub enum DomainError {
     /// guest's email (API contract 7.1).
     #[error("the task is assigned to someone else: the guest cannot change it")]
     NotGuestsTask,
+    /// The run's team has no active subscription: its share links open nothing until it has
+    /// one again (API contract 7.1, `docs/api.md`).
+    #[error("the team's subscription is not active: its shared runs are not available")]
+    SubscriptionInactive,
     /// A record with the same unique key exists already (for example a member's email).
     #[error("{0}")]
     Conflict(String),
@@ -71,7 +75,7 @@ impl DomainError {
             Self::TemplateHasNoTask => ErrorCode::TemplateHasNoTask,
             Self::GuestIsTeamMember => ErrorCode::GuestIsTeamMember,
             Self::GuestAlreadyInvited => ErrorCode::GuestAlreadyInvited,
-            Self::NotGuestsTask => ErrorCode::Forbidden,
+            Self::NotGuestsTask | Self::SubscriptionInactive => ErrorCode::Forbidden,
             Self::Conflict(_) => ErrorCode::Conflict,
             Self::PreconditionFailed => ErrorCode::PreconditionFailed,
             Self::Store(StoreError::Unavailable(_)) => ErrorCode::Unavailable,

@@ -155,3 +155,39 @@ async fn authenticated_answers_are_private_and_those_with_a_secret_not_stored() 
         "the public document is for any cache"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_share_link_opens_nothing_while_its_teams_subscription_is_inactive() {
+    use procflow_domain::team::Subscription;
+    let app = TestApp::spawn().await;
+    let run = app.start_demo_run().await;
+    let link = app.share(&run, None).await;
+    let task = app.task_id(&run, "Say hello").await;
+    app.open_page(&link.page()).await.assert_status(200);
+
+    app.set_subscription(Subscription::Inactive).await;
+    let page = app.open_page(&link.page()).await;
+    page.assert_status(403);
+    assert!(
+        page.text.contains("This run is not available right now"),
+        "{}",
+        page.text
+    );
+    let post = app
+        .post_form(&link.task(&task), &[("action", "complete")])
+        .await;
+    post.assert_status(403);
+    assert!(post.text.contains("This run is not available right now"), "{}", post.text);
+    // A wrong link says nothing of the team.
+    let wrong = procflow_tests::GuestLink {
+        token: "wrong".into(),
+        ..link.clone()
+    };
+    app.open_page(&wrong.page()).await.assert_status(404);
+
+    app.set_subscription(Subscription::Active).await;
+    let tasks = app.run_tasks(&run).await;
+    let said = tasks.iter().find(|t| t["id"] == task.as_str()).unwrap();
+    assert_eq!(said["completed"], false, "nothing changed meanwhile");
+    app.open_page(&link.page()).await.assert_status(200);
+}

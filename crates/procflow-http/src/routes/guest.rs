@@ -27,6 +27,7 @@ use crate::guest::{self, Link, PageView};
     ),
     responses(
         (status = 200, description = "The run's page", content_type = "text/html", body = String),
+        (status = 403, description = "A right link to a run whose team has no active subscription: a page saying the run is not available now", content_type = "text/html", body = String),
         (status = 404, description = "The same page for a wrong or void token, an unknown run, a run no longer shared, a malformed id or query string", content_type = "text/html", body = String),
         (status = 500, description = "An unexpected failure, as an HTML page; details go to the log", content_type = "text/html", body = String),
         (status = 503, description = "The database does not answer, as an HTML page", content_type = "text/html", body = String,
@@ -72,7 +73,7 @@ pub async fn page(
         (status = 303, description = "Applied: back to the run's page, at the task",
             headers(("Location" = String, description = "The run's page at the task, relative to this address"))),
         (status = 400, description = "A value refused: the page again, with what was sent kept and each refusal beside its field; nothing was stored. Or a form that cannot be read", content_type = "text/html", body = String),
-        (status = 403, description = "The task is assigned to someone else", content_type = "text/html", body = String),
+        (status = 403, description = "The task is assigned to someone else, or the run's team has no active subscription: nothing was changed", content_type = "text/html", body = String),
         (status = 404, description = "The same page for a wrong or void token, an unknown run or task, a task of another run, a malformed id or query string", content_type = "text/html", body = String),
         (status = 409, description = "The run is completed, or the task does not take this action in its current state (a decision on a task that is no approval, a reopen of an open task): nothing was changed", content_type = "text/html", body = String),
         (status = 408, description = "The body did not arrive within its time limit (30 s by default)", content_type = "text/html", body = String),

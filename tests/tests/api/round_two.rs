@@ -177,7 +177,11 @@ async fn a_share_link_opens_nothing_while_its_teams_subscription_is_inactive() {
         .post_form(&link.task(&task), &[("action", "complete")])
         .await;
     post.assert_status(403);
-    assert!(post.text.contains("This run is not available right now"), "{}", post.text);
+    assert!(
+        post.text.contains("This run is not available right now"),
+        "{}",
+        post.text
+    );
     // A wrong link says nothing of the team.
     let wrong = procflow_tests::GuestLink {
         token: "wrong".into(),

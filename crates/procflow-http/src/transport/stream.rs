@@ -291,9 +291,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for Guarded<S> {
     }
 
     /// Ends the sending side, then reads and drops what the client still sends (for at most
-    /// [`LINGER`]), so that closing with its bytes unread does not reset the connection
-    /// before the client has read the answer (a refusal of a head it had not finished
-    /// sending, say).
+    /// 1 s, actix's own `client_disconnect_timeout`), so that closing with its bytes unread
+    /// does not reset the connection before the client has read the answer (a refusal of a
+    /// head it had not finished sending, say).
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         if this.linger.is_none() {

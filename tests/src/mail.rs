@@ -78,6 +78,14 @@ impl MailWorld {
     /// sends every email due and waits until each outcome is recorded.
     pub async fn pump(&self) {
         self.channel.scan().await;
+        self.fan_out().await;
+        let mut sends = JoinSet::new();
+        self.channel.start_due(100, &mut sends).await;
+        while sends.join_next().await.is_some() {}
+    }
+
+    /// Fans the outbox out into emails (queues them), sending none.
+    pub async fn fan_out(&self) {
         while self
             .webhooks
             .dispatch(200, time::Duration::minutes(1))
@@ -86,8 +94,5 @@ impl MailWorld {
             .taken
             > 0
         {}
-        let mut sends = JoinSet::new();
-        self.channel.start_due(100, &mut sends).await;
-        while sends.join_next().await.is_some() {}
     }
 }

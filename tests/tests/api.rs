@@ -11,6 +11,7 @@
 )]
 
 mod api {
+    pub mod amplification;
     pub mod auth;
     pub mod batch;
     pub mod client;
@@ -34,6 +35,7 @@ mod api {
     pub mod outbox_dead;
     pub mod pagination;
     pub mod rate_limit;
+    pub mod round_two;
     pub mod runs;
     pub mod scopes;
     pub mod sharing;

@@ -59,7 +59,13 @@ impl FromStr for Actor {
             "api" => Ok(Self::Api),
             "guest" => Ok(Self::Guest),
             other => other.parse().map(Self::User).map_err(|_| {
-                ValidationError::field("actor", format!("{other:?} is not a user id, api or guest"))
+                ValidationError::field(
+                    "actor",
+                    format!(
+                        "{} is not a user id, api or guest",
+                        crate::quote::quote(other)
+                    ),
+                )
             }),
         }
     }
@@ -115,7 +121,10 @@ impl FromStr for Assignee {
         text.parse().map(Self::Email).map_err(|_| {
             ValidationError::field(
                 "assignee",
-                format!("{text:?} is neither a user id nor an email address"),
+                format!(
+                    "{} is neither a user id nor an email address",
+                    crate::quote::quote(text)
+                ),
             )
         })
     }
@@ -166,7 +175,10 @@ impl FromStr for TemplateAssignee {
         text.parse().map(Self::Fixed).map_err(|_| {
             ValidationError::field(
                 "assignee",
-                format!("{text:?} is not a user id, an email address or \"runner\""),
+                format!(
+                    "{} is not a user id, an email address or \"runner\"",
+                    crate::quote::quote(text)
+                ),
             )
         })
     }

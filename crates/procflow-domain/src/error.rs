@@ -37,6 +37,10 @@ pub enum DomainError {
     /// guest's email (API contract 7.1).
     #[error("the task is assigned to someone else: the guest cannot change it")]
     NotGuestsTask,
+    /// The run's team has no active subscription: its share links open nothing until it has
+    /// one again (API contract 7.1, `docs/api.md`).
+    #[error("the team's subscription is not active: its shared runs are not available")]
+    SubscriptionInactive,
     /// A record with the same unique key exists already (for example a member's email).
     #[error("{0}")]
     Conflict(String),
@@ -71,7 +75,7 @@ impl DomainError {
             Self::TemplateHasNoTask => ErrorCode::TemplateHasNoTask,
             Self::GuestIsTeamMember => ErrorCode::GuestIsTeamMember,
             Self::GuestAlreadyInvited => ErrorCode::GuestAlreadyInvited,
-            Self::NotGuestsTask => ErrorCode::Forbidden,
+            Self::NotGuestsTask | Self::SubscriptionInactive => ErrorCode::Forbidden,
             Self::Conflict(_) => ErrorCode::Conflict,
             Self::PreconditionFailed => ErrorCode::PreconditionFailed,
             Self::Store(StoreError::Unavailable(_)) => ErrorCode::Unavailable,
@@ -145,14 +149,20 @@ error_codes! {
     IdempotencyInFlight = ("idempotency_in_flight", 409),
     /// `If-Match` names no current `ETag` of the resource; nothing was changed.
     PreconditionFailed = ("precondition_failed", 412),
+    /// The request's head, or its body, did not arrive within its time limit.
+    RequestTimeout = ("request_timeout", 408),
     /// The body is over the limit.
     PayloadTooLarge = ("payload_too_large", 413),
+    /// The request target (path and query) is over the limit.
+    UriTooLong = ("uri_too_long", 414),
     /// The body is not sent as JSON.
     UnsupportedMediaType = ("unsupported_media_type", 415),
     /// The `Idempotency-Key` was used with another request.
     IdempotencyKeyReused = ("idempotency_key_reused", 422),
     /// Over the API key's rate limit.
     RateLimited = ("rate_limited", 429),
+    /// The request's headers are over the limit, in bytes or in number.
+    HeadersTooLarge = ("headers_too_large", 431),
     /// Anything unexpected; the cause goes to the log only.
     InternalError = ("internal_error", 500),
     /// The database cannot be reached or the pool is exhausted.
@@ -227,7 +237,8 @@ pub enum ValidationError {
     },
     /// A dropdown or multichoice value outside the element's options (spec 4.11 rule 3).
     #[error(
-        "element {element}: {value:?} is not an allowed option; allowed options: {}",
+        "element {element}: {} is not an allowed option; allowed options: {}",
+        crate::quote::quote(value),
         quoted(allowed)
     )]
     InvalidOption {

@@ -17,6 +17,7 @@ pub mod names;
 pub mod openapi;
 pub mod ports;
 pub mod queue;
+pub mod quote;
 pub mod run;
 pub mod service;
 pub mod sharing;

@@ -10,6 +10,7 @@ use crate::limits::{
     MAX_ELEMENTS_PER_TASK, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_BYTES, TEXT_PATTERN,
     TITLE_PATTERN,
 };
+use crate::template::limits::{MAX_OPTIONS_PER_ELEMENT, MAX_SECTIONS};
 
 fn string(nullable: bool) -> ObjectBuilder {
     let kind = if nullable {
@@ -82,6 +83,36 @@ pub fn element_documents() -> Array {
         .max_items(Some(MAX_ELEMENTS_PER_TASK))
         .description(Some(format!(
             "The form fields, in order; at most {MAX_ELEMENTS_PER_TASK}."
+        )))
+        .build()
+}
+
+/// The sections of an authoring document: at most [`MAX_SECTIONS`].
+#[must_use]
+pub fn section_documents() -> Array {
+    ArrayBuilder::new()
+        .items(Ref::from_schema_name("SectionDocument"))
+        .max_items(Some(MAX_SECTIONS))
+        .description(Some(format!(
+            "The sections, in order; at most {MAX_SECTIONS}, holding at most {} tasks in all.",
+            crate::limits::MAX_TASKS
+        )))
+        .build()
+}
+
+/// The options of a dropdown or multichoice element: 1 to [`MAX_OPTIONS_PER_ELEMENT`], or
+/// null on other types.
+#[must_use]
+pub fn options() -> Array {
+    ArrayBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+        .items(ObjectBuilder::new().schema_type(SchemaType::Type(Type::String)))
+        .min_items(Some(1))
+        .max_items(Some(MAX_OPTIONS_PER_ELEMENT))
+        .description(Some(format!(
+            "The choices of dropdown and multichoice elements: distinct, not blank; at most \
+             {MAX_OPTIONS_PER_ELEMENT} (and {} in all the template's elements).",
+            crate::template::limits::MAX_OPTIONS
         )))
         .build()
 }

@@ -27,13 +27,13 @@ pub struct Guest {
     pub engaged_at: Option<OffsetDateTime>,
 }
 
-/// A run's link sharing: present exactly while the run is shared.
+/// A run's link sharing: present exactly while the run is shared. Its links (each a token,
+/// stored as its digest) are the store's: every one made while the run is shared opens it,
+/// until sharing is turned off.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Share {
     /// The run shared.
     pub run_id: RunId,
-    /// The capability in the link; kept when inviting again.
-    pub token: ShareToken,
     /// The guest, when one was invited by email.
     pub guest: Option<Guest>,
 }
@@ -58,6 +58,9 @@ pub struct ShareChange {
     pub share: Share,
     /// The guest invited by this request, if an email was given.
     pub invited: Option<Guest>,
+    /// The token of the link this invitation made (a new one each time: the server keeps
+    /// only digests, so it cannot show an earlier link again; earlier ones keep working).
+    pub token: ShareToken,
     /// The link.
     pub share_url: String,
     /// `process_run.guest_invited` when an email was given.
@@ -71,7 +74,7 @@ impl Invitation {
     /// # Errors
     /// [`DomainError::GuestIsTeamMember`], [`DomainError::GuestAlreadyInvited`] when the run
     /// has a guest with another email, a [`ValidationError`] for `reminder_days` outside
-    /// 1 to 365.
+    /// 1 to 365 or for an `email` at an IP address (`a@[127.0.0.1]`).
     pub fn apply(
         &self,
         run: &Run,
@@ -95,7 +98,17 @@ impl Invitation {
                     )
                 })?,
         };
-        let token = current.map_or_else(|| ids.share_token(), |share| share.token.clone());
+        if let Some(email) = self.email.as_ref().filter(|email| email.is_at_ip_literal()) {
+            return Err(ValidationError::field(
+                "email",
+                format!(
+                    "{} is at an IP address; the guest's address must be at a domain name",
+                    crate::quote::quote(email.as_str())
+                ),
+            )
+            .into());
+        }
+        let token = ids.share_token();
         let share_url = share_url(base_url, run.id, &token);
         let existing = current.and_then(|share| share.guest.clone());
         let mut events = Vec::new();
@@ -146,10 +159,10 @@ impl Invitation {
             run: shared,
             share: Share {
                 run_id: run.id,
-                token,
                 guest: invited.clone().or(existing),
             },
             invited,
+            token,
             share_url,
             events,
         })

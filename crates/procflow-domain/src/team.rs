@@ -111,6 +111,39 @@ impl KeyScope {
     }
 }
 
+/// The most characters of a team, member or API key name.
+pub const MAX_NAME_CHARS: usize = 200;
+
+/// A team, member or key name as given: trimmed, not blank, at most [`MAX_NAME_CHARS`], and
+/// without control characters. A team's name is the sender's name of its emails, a header: a
+/// line break in it would end that header (and start another), so it is refused where the
+/// name is set rather than found where it is sent.
+///
+/// ```
+/// use procflow_domain::team::check_name;
+///
+/// assert_eq!(check_name("  Acme Ops "), Ok("Acme Ops".to_owned()));
+/// assert!(check_name(" ").is_err());
+/// assert!(check_name("Acme\r\nBcc: evil@example.org").is_err());
+/// assert!(check_name("Tab\there").is_err());
+/// ```
+///
+/// # Errors
+/// What is wrong with it, to follow the option's or field's name in a message.
+pub fn check_name(text: &str) -> Result<String, String> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err("must not be blank".to_owned());
+    }
+    if trimmed.chars().count() > MAX_NAME_CHARS {
+        return Err(format!("must be at most {MAX_NAME_CHARS} characters"));
+    }
+    if trimmed.chars().any(char::is_control) {
+        return Err("must not contain control characters (line breaks, tabs, NUL, ...)".to_owned());
+    }
+    Ok(trimmed.to_owned())
+}
+
 impl Team {
     /// Whether the API answers for this team.
     #[must_use]

@@ -2,6 +2,7 @@
 
 mod document;
 mod due_date;
+pub mod limits;
 
 pub use document::{ElementDocument, SectionDocument, TaskDocument, TemplateDocument};
 pub use due_date::{DATE_UNITS, DueDateRule, IsoDuration, TIME_UNITS};

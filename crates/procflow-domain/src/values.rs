@@ -7,5 +7,5 @@ mod share_token;
 
 pub use color::Color;
 pub use email::Email;
-pub use page::{Cursor, Limit, Page, PageRequest};
+pub use page::{Cursor, Limit, MAX_PAGE_BYTES, Page, PageRequest};
 pub use share_token::ShareToken;

@@ -67,7 +67,7 @@ async fn shared_run(tasks: usize) -> SharedRun {
         .await
         .expect("share the run");
     procflow
-        .open_shared_run(run.id, &share.share.token)
+        .open_shared_run(run.id, &share.token)
         .await
         .expect("open the shared run")
 }

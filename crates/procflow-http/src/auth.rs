@@ -99,6 +99,19 @@ pub(crate) fn bearer_token(headers: &HeaderMap) -> Option<&str> {
 }
 
 fn bearer(request: &HttpRequest) -> Result<&str, ApiError> {
+    // Two keys are one too many: which one acts is no guess to make for the client (the first
+    // used to win, silently).
+    if request
+        .headers()
+        .get_all(header::AUTHORIZATION)
+        .nth(1)
+        .is_some()
+    {
+        return Err(ApiError::invalid_field(
+            "Authorization",
+            "sent more than once; send one header, Bearer <API key>",
+        ));
+    }
     if !request.headers().contains_key(header::AUTHORIZATION) {
         return Err(ApiError::unauthorized(
             "missing Authorization header: use Bearer <API key>",

@@ -21,6 +21,7 @@ use time::{Date, OffsetDateTime};
 
 use crate::error::ApiError;
 use crate::params;
+use procflow_domain::quote::quote;
 
 mod batch;
 mod webhooks;
@@ -107,13 +108,13 @@ impl IntoRequest for CreateRunBody {
                     task_id: item.task_id.parse().map_err(|_| {
                         ApiError::invalid_field(
                             &format!("custom_elements[{i}].task_id"),
-                            format!("{:?} is not a task id", item.task_id),
+                            format!("{} is not a task id", quote(&item.task_id)),
                         )
                     })?,
                     element_id: item.element_id.parse().map_err(|_| {
                         ApiError::invalid_field(
                             &format!("custom_elements[{i}].element_id"),
-                            format!("{:?} is not an element id", item.element_id),
+                            format!("{} is not an element id", quote(&item.element_id)),
                         )
                     })?,
                     value: item.value,
@@ -149,7 +150,7 @@ fn due_date(text: &str) -> Result<OffsetDateTime, ApiError> {
         .map_err(|_| {
             ApiError::invalid_field(
                 "due_date",
-                format!("{text:?} is not an ISO 8601 date or timestamp"),
+                format!("{} is not an ISO 8601 date or timestamp", quote(text)),
             )
         })
 }
@@ -176,7 +177,7 @@ impl IntoRequest for UpdateTaskBody {
                 let id = write.id.parse().map_err(|_| {
                     ApiError::invalid_field(
                         &format!("custom_elements[{i}].id"),
-                        format!("{:?} is not an element id", write.id),
+                        format!("{} is not an element id", quote(&write.id)),
                     )
                 })?;
                 Ok(ElementWrite {
@@ -208,11 +209,7 @@ impl IntoRequest for InviteBody {
     fn into_request(self) -> Result<Invitation, ApiError> {
         let email = self
             .email
-            .map(|e| {
-                e.parse().map_err(|_| {
-                    ApiError::invalid_field("email", format!("{e:?} is not a valid email address"))
-                })
-            })
+            .map(|e| e.parse::<Email>().map_err(ApiError::from_validation))
             .transpose()?;
         Ok(Invitation {
             email,

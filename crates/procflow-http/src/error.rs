@@ -5,7 +5,12 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, ResponseError, error as actix_error, web};
 use procflow_domain::error::{DomainError, ErrorCode, Resource, ValidationError};
+use procflow_domain::quote::shorten_quotes;
 use procflow_wire::{ErrorBody, ErrorResponse};
+
+/// The longest message of an error answer, in characters (a list of allowed options is cut
+/// there).
+pub const MAX_MESSAGE_CHARS: usize = 2_000;
 
 /// An error answer: its code (and so its status) from the one table, [`ErrorCode`], a human
 /// message, and any extra headers. Build it with the named constructors, or from a
@@ -18,11 +23,18 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    /// An error with this code and message; its status is the code's.
+    /// An error with this code and message; its status is the code's. What the message
+    /// quotes is cut to a short prefix ([`shorten_quotes`]) and the message to
+    /// [`MAX_MESSAGE_CHARS`]: a refused input never comes back whole (900 kB in was 900 kB out).
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        let mut message = shorten_quotes(&message.into());
+        if let Some((cut, _)) = message.char_indices().nth(MAX_MESSAGE_CHARS) {
+            message.truncate(cut);
+            message.push('…');
+        }
         Self {
             code,
-            message: message.into(),
+            message,
             headers: Vec::new(),
         }
     }
@@ -214,8 +226,15 @@ impl From<DomainError> for ApiError {
 }
 
 /// Bodies: malformed JSON, wrong types and unknown fields are 400; too large 413; not JSON 415.
-pub fn json_error(error: actix_error::JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
+pub fn json_error(error: actix_error::JsonPayloadError, request: &HttpRequest) -> actix_web::Error {
     use actix_error::JsonPayloadError as E;
+    // A body the transport guard ended (too slow, or a broken chunked encoding) reads as
+    // incomplete here: its answer says why.
+    if let (E::Payload(_) | E::Deserialize(_), Some(fault)) =
+        (&error, crate::transport::body_fault(request))
+    {
+        return fault.into();
+    }
     let api = match &error {
         E::ContentType => ApiError::unsupported_media_type(),
         E::OverflowKnownLength { limit, .. } | E::Overflow { limit } => {

@@ -16,12 +16,23 @@ pub mod openapi;
 pub mod params;
 pub mod rate_limit;
 pub mod routes;
+pub mod transport;
 pub mod views;
 
 use std::net::TcpListener;
 use std::sync::Arc;
 
-use actix_web::{App, HttpServer, web};
+use std::time::Duration;
+
+use actix_http::error::DispatchError;
+use actix_http::{HttpService, KeepAlive};
+use actix_service::{IntoServiceFactory, ServiceFactoryExt, fn_service, map_config};
+use actix_web::dev::{AppConfig, Extensions};
+use actix_web::rt::net::TcpStream;
+use actix_web::{App, web};
+use futures_util::future::ready;
+
+use crate::transport::Guarded;
 use procflow_domain::ports::{
     Clock, HealthCheck, IdempotencyStore, KeyChanges, RateLimiter, StoreStats, WindowLimiter,
 };
@@ -42,6 +53,13 @@ pub struct HttpConfig {
     pub guest_posts_per_minute_per_run: u32,
     /// Guest posts accepted per client address (IPv6: per /64) in any rolling 60 seconds.
     pub guest_posts_per_minute_per_address: u32,
+    /// How long a request head may take to arrive, from the connection's start (or a later
+    /// request's first byte).
+    pub head_timeout: Duration,
+    /// How long a request body may take to arrive, from the end of its head.
+    pub body_timeout: Duration,
+    /// How long a response may wait for the client to take it.
+    pub write_timeout: Duration,
 }
 
 impl HttpConfig {
@@ -54,6 +72,14 @@ impl HttpConfig {
     /// Guest posts per client address per rolling minute unless configured: room for a few
     /// guests behind one address, none for a script trying links.
     pub const DEFAULT_GUEST_POSTS_PER_MINUTE_PER_ADDRESS: u32 = 120;
+    /// A head's time unless configured: actix's own default, the one that cut a slowloris
+    /// client at 5 s.
+    pub const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(5);
+    /// A body's time unless configured: 1 MiB at 300 kbit/s, and 30 bytes for a client that
+    /// sends one a second.
+    pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+    /// A response's time unless configured.
+    pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 }
 
 impl Default for HttpConfig {
@@ -64,6 +90,9 @@ impl Default for HttpConfig {
             workers: None,
             guest_posts_per_minute_per_run: Self::DEFAULT_GUEST_POSTS_PER_MINUTE_PER_RUN,
             guest_posts_per_minute_per_address: Self::DEFAULT_GUEST_POSTS_PER_MINUTE_PER_ADDRESS,
+            head_timeout: Self::DEFAULT_HEAD_TIMEOUT,
+            body_timeout: Self::DEFAULT_BODY_TIMEOUT,
+            write_timeout: Self::DEFAULT_WRITE_TIMEOUT,
         }
     }
 }
@@ -147,7 +176,12 @@ pub fn serve(
         key_sweep: idempotency::KeySweep::new(),
         key_follower,
     });
-    let server = HttpServer::new(move || {
+    let limits = Arc::new(transport::Limits {
+        head_timeout: state.config.head_timeout,
+        body_timeout: state.config.body_timeout,
+        write_timeout: state.config.write_timeout,
+    });
+    let app = move || {
         let body_limit = state.config.body_limit_bytes;
         App::new()
             .app_data(state.clone())
@@ -156,12 +190,48 @@ pub fn serve(
             .app_data(web::PayloadConfig::new(body_limit))
             .wrap(actix_web::middleware::from_fn(middleware::around))
             .configure(routes::configure)
+            .route(transport::REFUSAL_PATH, web::get().to(transport::answer))
             .default_service(web::to(error::no_route))
-    })
-    .listen(listener)?;
-    let server = match workers {
-        Some(workers) => server.workers(workers),
-        None => server,
     };
-    Ok(server.run())
+    // actix-web's `HttpServer`, but over the transport guard's stream: the same HTTP/1
+    // service and server, with the head's time limit the guard's instead of actix's.
+    let builder = actix_web::dev::Server::build();
+    let shutdown = builder.graceful_shutdown_signal();
+    let builder = builder.listen("procflow", listener, move || {
+        let limits = limits.clone();
+        let shutdown = shutdown.clone();
+        let http = HttpService::build()
+            .keep_alive(KeepAlive::default())
+            .client_request_timeout(Duration::ZERO)
+            .client_disconnect_timeout(Duration::from_secs(1))
+            .h1_allow_half_closed(true)
+            .graceful_shutdown_signal(move || {
+                let shutdown = shutdown.clone();
+                async move { shutdown.notified().await }
+            })
+            .on_connect_ext(|io: &Guarded<TcpStream>, extensions: &mut Extensions| {
+                extensions.insert(io.connection());
+            })
+            .h1(map_config(
+                app()
+                    .into_factory()
+                    .map_err(|error: actix_web::Error| error.error_response()),
+                |()| AppConfig::default(),
+            ));
+        fn_service(move |stream: TcpStream| {
+            let peer = stream.peer_addr().ok();
+            // Small answers go out at once, as actix's own server sets it.
+            let _ = stream.set_nodelay(true);
+            ready(Ok::<_, DispatchError>((
+                Guarded::new(stream, limits.clone()),
+                peer,
+            )))
+        })
+        .and_then(http)
+    })?;
+    let builder = match workers {
+        Some(workers) => builder.workers(workers),
+        None => builder,
+    };
+    Ok(builder.run())
 }

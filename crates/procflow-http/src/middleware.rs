@@ -8,7 +8,7 @@ use actix_web::HttpMessage;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
-use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use futures_util::FutureExt;
 
@@ -64,8 +64,37 @@ pub async fn around(
             }
         }
     }
+    if let Some(policy) = cache_policy(&method, response.request().path(), &route)
+        && !response.headers().contains_key(header::CACHE_CONTROL)
+    {
+        response
+            .headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static(policy));
+    }
     finish(&id, &method, &route, response.status().as_u16(), started);
     Ok(response)
+}
+
+/// The operations whose answer carries a secret: a webhook's signing secret (created,
+/// rotated) and a share link (invite). Their answers, replays of them included, are never
+/// stored by a cache: `no-store`.
+const SECRET_ANSWERS: &[(Method, &str)] = &[
+    (Method::POST, "/api/v1/webhooks"),
+    (Method::POST, "/api/v1/webhooks/{id}/rotate-secret"),
+    (Method::POST, "/api/v1/process-runs/{id}/invite"),
+];
+
+/// The `Cache-Control` of an answer the handler did not give one: `no-store` where it carries
+/// a secret, `private` on every other answer of the authenticated API (a team's data is for
+/// its key's holder, never for a shared cache); none elsewhere.
+fn cache_policy(method: &Method, path: &str, route: &str) -> Option<&'static str> {
+    if !crate::routes::authenticated(path) {
+        return None;
+    }
+    let secret = SECRET_ANSWERS
+        .iter()
+        .any(|(m, pattern)| m == method && *pattern == route);
+    Some(if secret { "no-store" } else { "private" })
 }
 
 /// The one account of a request: its log line and its metrics, from one timer.

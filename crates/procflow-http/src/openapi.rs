@@ -48,10 +48,12 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
             `precondition_failed`, nothing changed). An API key of scope `read` may call only \
             `GET` operations; anything else answers 403 `forbidden`."
     ),
-    // `ElementDocument` is referred to by name from the `custom_elements` of a
-    // `TaskDocument`, whose schema the domain builds with its limit.
+    // `SectionDocument` and `ElementDocument` are referred to by name from the `sections` of
+    // a `TemplateDocument` and the `custom_elements` of a `TaskDocument`, whose schemas the
+    // domain builds with their limits.
     components(schemas(
         procflow_wire::ErrorResponse,
+        procflow_domain::template::SectionDocument,
         procflow_domain::template::ElementDocument,
         procflow_domain::webhook::WebhookEvent,
         webhooks::Envelope

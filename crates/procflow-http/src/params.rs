@@ -7,6 +7,7 @@ use procflow_domain::values::{Cursor, Limit, PageRequest};
 use serde::Deserialize;
 
 use crate::error::ApiError;
+use procflow_domain::quote::quote;
 
 pub mod no_query;
 pub mod webhooks;
@@ -108,7 +109,10 @@ impl RunsQuery {
             .as_deref()
             .map(|t| {
                 t.parse::<TemplateId>().map_err(|_| {
-                    ApiError::invalid_field("template_id", format!("{t:?} is not a template id"))
+                    ApiError::invalid_field(
+                        "template_id",
+                        format!("{} is not a template id", quote(t)),
+                    )
                 })
             })
             .transpose()?;

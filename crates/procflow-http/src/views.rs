@@ -8,10 +8,11 @@ pub use procflow_wire::views::{
 };
 pub use procflow_wire::{Data, List, Pagination};
 
-use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use procflow_domain::values::Page;
+use actix_web::{HttpResponse, ResponseError};
+use procflow_domain::values::{MAX_PAGE_BYTES, Page};
 use serde::Serialize;
+use uuid::Uuid;
 
 /// 200 with `{ "data": view }`.
 pub fn data<T: Serialize>(view: T) -> HttpResponse {
@@ -23,13 +24,128 @@ pub fn with_status<T: Serialize>(status: StatusCode, view: T) -> HttpResponse {
     HttpResponse::build(status).json(Data { data: view })
 }
 
-/// 200 with a list envelope made from a page, each item through `view`.
-pub fn list<'a, T: 'a, V: Serialize>(page: &'a Page<T>, view: impl Fn(&'a T) -> V) -> HttpResponse {
-    HttpResponse::Ok().json(List {
-        data: page.items.iter().map(view).collect(),
-        pagination: Pagination {
+/// 200 with a list envelope made from a page, each item through `view`; `key` is an item's
+/// id, its cursor. A body that would grow past [`MAX_PAGE_BYTES`] is cut short after the last
+/// item that fits (at least one), and its pagination then points after that item.
+pub fn list<'a, T: 'a, V: Serialize>(
+    page: &'a Page<T>,
+    key: impl Fn(&T) -> Uuid,
+    view: impl Fn(&'a T) -> V,
+) -> HttpResponse {
+    list_within(page, key, view, MAX_PAGE_BYTES)
+}
+
+/// [`list`] with a cap of `max_bytes`.
+fn list_within<'a, T: 'a, V: Serialize>(
+    page: &'a Page<T>,
+    key: impl Fn(&T) -> Uuid,
+    view: impl Fn(&'a T) -> V,
+    max_bytes: usize,
+) -> HttpResponse {
+    let mut body = Vec::with_capacity(4096);
+    body.extend_from_slice(b"{\"data\":[");
+    let mut shown: Option<&T> = None;
+    let mut cut = false;
+    for item in &page.items {
+        let mark = body.len();
+        if shown.is_some() {
+            body.push(b',');
+        }
+        if let Err(error) = serde_json::to_writer(&mut body, &view(item)) {
+            tracing::error!(%error, "cannot write a list item as JSON");
+            return crate::error::ApiError::internal().error_response();
+        }
+        // Room for the pagination after the items.
+        if shown.is_some() && body.len() + PAGINATION_BYTES > max_bytes {
+            body.truncate(mark);
+            cut = true;
+            break;
+        }
+        shown = Some(item);
+    }
+    let pagination = if cut {
+        Pagination {
+            next_cursor: shown.map(|item| key(item).to_string()),
+            has_more: true,
+        }
+    } else {
+        Pagination {
             next_cursor: page.next_cursor.map(|c| c.to_string()),
             has_more: page.has_more,
-        },
-    })
+        }
+    };
+    body.extend_from_slice(b"],\"pagination\":");
+    if serde_json::to_writer(&mut body, &pagination).is_err() {
+        return crate::error::ApiError::internal().error_response();
+    }
+    body.push(b'}');
+    HttpResponse::Ok()
+        .insert_header(actix_web::http::header::ContentType::json())
+        .body(body)
+}
+
+/// More than the pagination block takes: `],"pagination":{"next_cursor":"<uuid>","has_more":false}}`.
+const PAGINATION_BYTES: usize = 96;
+
+#[cfg(test)]
+mod tests {
+    use actix_web::body::MessageBody;
+    use procflow_domain::values::{Cursor, Limit};
+
+    use super::*;
+
+    fn page(n: u128) -> Page<Uuid> {
+        let ids: Vec<Uuid> = (1..=n + 1).map(Uuid::from_u128).collect();
+        Page::from_fetched(ids, Limit::new(i64::try_from(n).unwrap()).unwrap(), |id| {
+            *id
+        })
+    }
+
+    fn read(response: HttpResponse) -> serde_json::Value {
+        let bytes = response.into_body().try_into_bytes().unwrap();
+        serde_json::from_slice(&bytes).unwrap()
+    }
+
+    #[test]
+    fn a_page_within_the_cap_is_answered_whole_and_as_json_writes_it() {
+        let page = page(3);
+        let answer = read(list_within(&page, |id| *id, |id| id.to_string(), 10_000));
+        let expected = serde_json::to_value(List {
+            data: page.items.iter().map(ToString::to_string).collect(),
+            pagination: Pagination {
+                next_cursor: page.next_cursor.map(|c: Cursor| c.to_string()),
+                has_more: true,
+            },
+        })
+        .unwrap();
+        assert_eq!(answer, expected);
+    }
+
+    #[test]
+    fn a_page_over_the_cap_is_cut_short_and_points_after_its_last_item() {
+        let page = page(10);
+        let big = |id: &Uuid| format!("{id}{}", "x".repeat(1_000));
+        let answer = list_within(&page, |id| *id, big, 3_500);
+        let size = answer.body().size();
+        let answer = read(answer);
+        let data = answer["data"].as_array().unwrap();
+        assert_eq!(data.len(), 3, "{size:?}");
+        assert_eq!(answer["pagination"]["has_more"], true);
+        assert_eq!(
+            answer["pagination"]["next_cursor"],
+            Uuid::from_u128(3).to_string()
+        );
+    }
+
+    #[test]
+    fn one_item_larger_than_the_cap_is_answered_alone() {
+        let page = page(2);
+        let answer = read(list_within(&page, |id| *id, |_| "x".repeat(500), 100));
+        assert_eq!(answer["data"].as_array().unwrap().len(), 1);
+        assert_eq!(
+            answer["pagination"]["next_cursor"],
+            Uuid::from_u128(1).to_string()
+        );
+        assert_eq!(answer["pagination"]["has_more"], true);
+    }
 }

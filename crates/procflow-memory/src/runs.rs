@@ -156,8 +156,24 @@ impl RunStore for InMemoryStore {
         let change = decide(&state.runs[index], state.shares.get(&(team, run)))?;
         state.runs[index] = change.run.clone();
         state.shares.insert((team, run), change.share.clone());
+        state.share_links.insert(change.token.digest(), (team, run));
         state.append(&change.events);
         Ok(change)
+    }
+
+    async fn add_share_link(
+        &self,
+        team: TeamId,
+        run: RunId,
+        token: &ShareToken,
+        _at: OffsetDateTime,
+    ) -> DomainResult<bool> {
+        let mut state = self.state();
+        if !state.shares.contains_key(&(team, run)) {
+            return Ok(false);
+        }
+        state.share_links.insert(token.digest(), (team, run));
+        Ok(true)
     }
 
     async fn unshare_run(
@@ -169,6 +185,7 @@ impl RunStore for InMemoryStore {
         let mut state = self.state();
         let index = state.run_index(team, run)?;
         state.shares.remove(&(team, run));
+        state.share_links.retain(|_, shared| *shared != (team, run));
         let record = &mut state.runs[index];
         if record.is_shared {
             record.is_shared = false;
@@ -179,16 +196,11 @@ impl RunStore for InMemoryStore {
 
     async fn find_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<(Run, Share)> {
         let state = self.state();
-        // The token is the capability: whichever team's run it opens.
-        state
-            .shares
-            .iter()
-            .find(|((_, shared), share)| *shared == run && &share.token == token)
-            .and_then(|((team, _), share)| {
-                let index = state.run_index(*team, run).ok()?;
-                Some((state.runs[index].clone(), share.clone()))
-            })
-            .ok_or(DomainError::NotFound(Resource::Run))
+        let (team, share) = state
+            .shared(run, token)
+            .ok_or(DomainError::NotFound(Resource::Run))?;
+        let index = state.run_index(team, run)?;
+        Ok((state.runs[index].clone(), share.clone()))
     }
 
     async fn read_shared_run(
@@ -197,13 +209,11 @@ impl RunStore for InMemoryStore {
         token: &ShareToken,
     ) -> DomainResult<(Run, Share, Vec<RunTask>)> {
         let state = self.state();
-        let ((team, _), share) = state
-            .shares
-            .iter()
-            .find(|((_, shared), share)| *shared == run && &share.token == token)
+        let (team, share) = state
+            .shared(run, token)
             .ok_or(DomainError::NotFound(Resource::Run))?;
-        let found = state.runs[state.run_index(*team, run)?].clone();
-        let tasks = state.tasks.get(&(*team, run)).cloned().unwrap_or_default();
+        let found = state.runs[state.run_index(team, run)?].clone();
+        let tasks = state.tasks.get(&(team, run)).cloned().unwrap_or_default();
         Ok((found, share.clone(), tasks))
     }
 

@@ -17,7 +17,7 @@ use procflow_domain::run::{Run, RunTask};
 use procflow_domain::sharing::Share;
 use procflow_domain::team::{ApiKey, Member, Team};
 use procflow_domain::template::Template;
-use procflow_domain::values::{Cursor, Page, PageRequest};
+use procflow_domain::values::{Cursor, Page, PageRequest, ShareToken};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -38,6 +38,8 @@ pub(crate) struct State {
     // under one id.
     pub(crate) tasks: HashMap<(TeamId, RunId), Vec<RunTask>>,
     pub(crate) shares: HashMap<(TeamId, RunId), Share>,
+    /// The links of shared runs, by their token's digest (what the store keeps of a token).
+    pub(crate) share_links: HashMap<String, (TeamId, RunId)>,
     pub(crate) outbox: Vec<OutboxRow>,
     pub(crate) rate_limits: RateLogs,
     pub(crate) windows: HashMap<String, procflow_domain::window::SecondCounts>,
@@ -96,6 +98,15 @@ pub(crate) fn paginate<T: Clone>(
 }
 
 impl State {
+    /// The team and share of `run` that `token` opens: the token is the capability, whichever
+    /// team's run it opens, found by its digest as a store keeps it.
+    pub(crate) fn shared(&self, run: RunId, token: &ShareToken) -> Option<(TeamId, &Share)> {
+        let (team, shared) = *self.share_links.get(&token.digest())?;
+        (shared == run)
+            .then(|| self.shares.get(&(team, run)).map(|share| (team, share)))
+            .flatten()
+    }
+
     /// The unrevoked key with this hash and its team.
     pub(crate) fn key_and_team(&self, key_hash: &[u8; 32]) -> Option<(ApiKey, Team)> {
         self.keys

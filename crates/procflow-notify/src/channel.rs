@@ -5,10 +5,12 @@
 //! and metrics) is a [`Hooks`] implementation.
 
 use std::collections::HashSet;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
+use futures_util::FutureExt;
 use procflow_domain::error::{DomainError, DomainResult};
 use procflow_domain::ports::Backlog;
 use procflow_domain::queue::Job;
@@ -147,7 +149,23 @@ async fn attempt<J: Job, H: Hooks<J>>(
     settler: mpsc::UnboundedSender<Outcome<J>>,
 ) {
     let started = Instant::now();
-    let settlement = attempts.attempt(&claimed, jitter()).await;
+    // A send that panics (a message its library cannot build, say) is a failure the schedule
+    // settles, not a job left held until its lease runs out and then taken again for ever.
+    let settlement = match AssertUnwindSafe(attempts.attempt(&claimed, jitter()))
+        .catch_unwind()
+        .await
+    {
+        Ok(settlement) => settlement,
+        Err(panic) => {
+            let cause = panic_message(panic.as_ref());
+            tracing::error!(
+                channel = hooks.name(),
+                cause,
+                "a send panicked; it is settled as a failure"
+            );
+            attempts.broke_down(&claimed, format!("the send broke down: {cause}"), jitter())
+        }
+    };
     let elapsed = started.elapsed();
     let (recorded, on_record) = oneshot::channel();
     let sent = settler.send(Outcome {
@@ -162,6 +180,15 @@ async fn attempt<J: Job, H: Hooks<J>>(
         Err(_) => Err("the recorder stopped".to_owned()),
     };
     hooks.attempted(&claimed, &settlement, &recorded, elapsed);
+}
+
+/// What a panic said, when it said it with text.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a panic without a message")
 }
 
 #[async_trait]

@@ -184,6 +184,8 @@ async fn refused_destinations_fail_without_a_connection() {
         "localhost",
         "[::1]",
         "[::ffff:7f00:1]",
+        // SIIT (IPv4-translated), once let through to a connection attempt.
+        "[::ffff:0:7f00:1]",
         "0.0.0.0",
         "10.1.2.3",
         "172.16.0.1",

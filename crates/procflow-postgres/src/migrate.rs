@@ -8,7 +8,7 @@ use procflow_domain::error::StoreError;
 /// Every migration of `migrations/`, compiled into the binary.
 pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations");
 
-type SyncConnection = AsyncConnectionWrapper<AsyncPgConnection>;
+pub(crate) type SyncConnection = AsyncConnectionWrapper<AsyncPgConnection>;
 
 /// Applies the pending migrations to the database at `url`; returns the versions applied.
 ///
@@ -36,7 +36,7 @@ pub async fn revert_all(url: &str) -> Result<Vec<String>, StoreError> {
     .await
 }
 
-async fn with_connection<T: Send + 'static>(
+pub(crate) async fn with_connection<T: Send + 'static>(
     url: &str,
     work: impl FnOnce(&mut SyncConnection) -> diesel::migration::Result<T> + Send + 'static,
 ) -> Result<T, StoreError> {

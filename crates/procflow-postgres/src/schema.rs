@@ -118,10 +118,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    run_share_links (team_id, run_id, token_hash) {
+        team_id -> Uuid,
+        run_id -> Uuid,
+        token_hash -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     run_shares (team_id, run_id) {
         team_id -> Uuid,
         run_id -> Uuid,
-        token -> Text,
         created_at -> Timestamptz,
     }
 }
@@ -285,6 +293,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     rate_windows,
     run_guests,
     run_sections,
+    run_share_links,
     run_shares,
     run_tasks,
     runs,

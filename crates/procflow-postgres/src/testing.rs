@@ -48,3 +48,68 @@ pub async fn execute(url: &str, sql: &str) {
         .await
         .unwrap_or_else(|err| panic!("procflow-postgres: {sql}: {err}"));
 }
+
+/// The rows `sql` (a query without parameters) answers, each as a JSON object of its columns:
+/// how tests outside this crate read what the service stores without a database driver of
+/// their own.
+///
+/// # Panics
+/// When the database cannot be reached or the query fails.
+#[expect(
+    clippy::panic,
+    reason = "test support fails loudly rather than skipping a test"
+)]
+pub async fn rows(url: &str, sql: &str) -> Vec<serde_json::Value> {
+    use diesel::QueryableByName;
+    use diesel::sql_types::Text;
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+
+    #[derive(QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = Text)]
+        row: String,
+    }
+    let mut conn = AsyncPgConnection::establish(url)
+        .await
+        .unwrap_or_else(|err| panic!("procflow-postgres: connecting to the test database: {err}"));
+    let rows: Vec<Row> =
+        diesel::sql_query(format!("SELECT to_jsonb(q)::text AS row FROM ({sql}) q"))
+            .load(&mut conn)
+            .await
+            .unwrap_or_else(|err| panic!("procflow-postgres: {sql}: {err}"));
+    rows.into_iter()
+        .map(|r| serde_json::from_str(&r.row).unwrap_or_else(|err| panic!("{sql}: {err}")))
+        .collect()
+}
+
+/// Reverts the applied migrations, newest first, down to and including `version` (a
+/// directory name's leading timestamp, such as `2026-11-27-000300`): how a test puts a
+/// database in the shape an older version left, to check what a migration makes of its rows.
+/// Answers the versions reverted.
+///
+/// # Panics
+/// When the database cannot be reached, a `down.sql` fails, or `version` was not applied.
+#[expect(
+    clippy::panic,
+    reason = "test support fails loudly rather than skipping a test"
+)]
+pub async fn revert_through(url: &str, version: &str) -> Vec<String> {
+    use diesel_migrations::MigrationHarness;
+
+    let target = version.replace('-', "");
+    crate::migrate::with_connection(url, move |conn| {
+        let mut reverted = Vec::new();
+        loop {
+            let applied = conn.applied_migrations()?;
+            if !applied
+                .iter()
+                .any(|v| v.to_string().replace('-', "") == target)
+            {
+                return Ok(reverted);
+            }
+            reverted.push(conn.revert_last_migration(crate::MIGRATIONS)?.to_string());
+        }
+    })
+    .await
+    .unwrap_or_else(|err| panic!("procflow-postgres: reverting through {version}: {err}"))
+}

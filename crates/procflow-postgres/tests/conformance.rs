@@ -27,6 +27,7 @@ mod conformance {
     pub mod outbox;
     pub mod rate_limits;
     pub mod runs;
+    pub mod share_links;
     pub mod sharing;
     pub mod statements;
     pub mod support;

@@ -17,9 +17,6 @@ use serde_json::Value;
 use crate::cli::AdminCommand;
 use crate::error::CommandError;
 
-/// The most characters of a team, member or key name.
-pub const MAX_NAME_CHARS: usize = 200;
-
 /// Runs admin commands over the use cases and their stores.
 #[derive(Clone)]
 pub struct Admin {
@@ -61,20 +58,12 @@ impl Admin {
     }
 }
 
-/// A name given on the command line: trimmed, not blank, at most [`MAX_NAME_CHARS`].
+/// A name given on the command line: trimmed, not blank, at most
+/// [`MAX_NAME_CHARS`](procflow_domain::team::MAX_NAME_CHARS), no control characters (a team's
+/// name becomes an email header: `procflow_domain::team::check_name`).
 fn name(field: &str, text: String) -> Result<String, CommandError> {
-    let trimmed = text.trim();
-    if trimmed.is_empty() {
-        return Err(CommandError::validation(format!(
-            "{field}: must not be blank"
-        )));
-    }
-    if trimmed.chars().count() > MAX_NAME_CHARS || trimmed.contains('\0') {
-        return Err(CommandError::validation(format!(
-            "{field}: must be at most {MAX_NAME_CHARS} characters, without NUL"
-        )));
-    }
-    Ok(trimmed.to_owned())
+    procflow_domain::team::check_name(&text)
+        .map_err(|message| CommandError::validation(format!("{field}: {message}")))
 }
 
 /// A moment as the API writes it (RFC 3339).
@@ -98,8 +87,20 @@ mod tests {
             name("--name", " ".into()).unwrap_err().to_json()["error"]["message"],
             "--name: must not be blank"
         );
-        assert!(name("--name", "x".repeat(MAX_NAME_CHARS + 1)).is_err());
+        assert!(
+            name(
+                "--name",
+                "x".repeat(procflow_domain::team::MAX_NAME_CHARS + 1)
+            )
+            .is_err()
+        );
         assert!(name("--name", "a\0b".into()).is_err());
+        assert_eq!(
+            name("--name", "Acme\r\nBcc: evil@example.org".into())
+                .unwrap_err()
+                .to_json()["error"]["message"],
+            "--name: must not contain control characters (line breaks, tabs, NUL, ...)"
+        );
         assert_eq!(optional_name("--admin-name", None).unwrap(), None);
     }
 }

@@ -3,11 +3,13 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use std::str::FromStr;
 
 use clap::builder::{BoolishValueParser, PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args, Parser, Subcommand};
+use procflow_domain::duration::DurationRule;
 use procflow_domain::ids::{ApiKeyId, EventId, TeamId};
 use procflow_domain::names::UnknownName;
 use procflow_domain::team::{KeyScope, Role, Subscription};
@@ -17,6 +19,7 @@ use procflow_http::HttpConfig;
 use procflow_postgres::PoolConfig;
 
 use crate::config::{BaseUrl, DatabaseUrl, LogFormat, ServeConfig, Timezone};
+use crate::setting;
 use crate::worker::WorkerArgs;
 
 /// procflow: a process-workflow service with a JSON REST API.
@@ -143,6 +146,38 @@ pub struct ServeArgs {
     /// HTTP worker threads [default: one per CPU core]
     #[arg(long, env = "PROCFLOW_HTTP_WORKERS", value_parser = clap::value_parser!(u16).range(1..))]
     pub http_workers: Option<u16>,
+    /// How long a request head may take to arrive (from the connection's start, or a later
+    /// request's first byte): 500ms, 30s, 5m, 2h or 1d, from 100ms to 1h; a slower one answers
+    /// 408 and ends its connection
+    #[arg(
+        long,
+        env = "PROCFLOW_REQUEST_HEAD_TIMEOUT",
+        value_name = "DURATION",
+        default_value = "5s",
+        value_parser = setting::duration(TRANSPORT_TIMEOUT)
+    )]
+    pub request_head_timeout: Duration,
+    /// How long a request body may take to arrive after its head: 500ms, 30s, 5m, 2h or 1d,
+    /// from 100ms to 1h; a slower one answers 408 and ends its connection
+    #[arg(
+        long,
+        env = "PROCFLOW_REQUEST_BODY_TIMEOUT",
+        value_name = "DURATION",
+        default_value = "30s",
+        value_parser = setting::duration(TRANSPORT_TIMEOUT)
+    )]
+    pub request_body_timeout: Duration,
+    /// How long a response may wait for the client to take it (the server's output to the
+    /// connection blocked): 500ms, 30s, 5m, 2h or 1d, from 100ms to 1h; then the connection
+    /// ends
+    #[arg(
+        long,
+        env = "PROCFLOW_RESPONSE_WRITE_TIMEOUT",
+        value_name = "DURATION",
+        default_value = "30s",
+        value_parser = setting::duration(TRANSPORT_TIMEOUT)
+    )]
+    pub response_write_timeout: Duration,
     /// Run the delivery worker in this process (true|false); run `procflow worker` elsewhere
     /// when false
     #[arg(
@@ -171,6 +206,9 @@ impl ServeArgs {
                 workers: self.http_workers.map(usize::from),
                 guest_posts_per_minute_per_run: self.guest_posts_per_minute,
                 guest_posts_per_minute_per_address: self.guest_posts_per_minute_per_address,
+                head_timeout: self.request_head_timeout,
+                body_timeout: self.request_body_timeout,
+                write_timeout: self.response_write_timeout,
                 ..HttpConfig::default()
             },
             smtp_url: self.delivery.smtp_url.clone(),
@@ -180,6 +218,11 @@ impl ServeArgs {
         }
     }
 }
+
+/// `PROCFLOW_REQUEST_HEAD_TIMEOUT`, `PROCFLOW_REQUEST_BODY_TIMEOUT` and
+/// `PROCFLOW_RESPONSE_WRITE_TIMEOUT`: new settings, so a unit is required.
+pub const TRANSPORT_TIMEOUT: DurationRule =
+    DurationRule::new(Duration::from_millis(100), Duration::from_secs(3_600));
 
 /// `procflow worker`: the delivery worker alone, with `/metrics` and `/healthz`.
 #[derive(Debug, Args)]
@@ -407,6 +450,49 @@ mod tests {
     #[test]
     fn the_cli_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_transport_timeouts_take_a_duration_with_its_unit() {
+        let config = serve(&[
+            "--request-head-timeout",
+            "2s",
+            "--request-body-timeout",
+            "1m",
+            "--response-write-timeout",
+            "500ms",
+        ]);
+        assert_eq!(config.http.head_timeout, Duration::from_secs(2));
+        assert_eq!(config.http.body_timeout, Duration::from_secs(60));
+        assert_eq!(config.http.write_timeout, Duration::from_millis(500));
+        let defaults = serve(&[]).http;
+        assert_eq!(
+            (
+                defaults.head_timeout,
+                defaults.body_timeout,
+                defaults.write_timeout
+            ),
+            (
+                Duration::from_secs(5),
+                Duration::from_secs(30),
+                Duration::from_secs(30)
+            )
+        );
+        for bad in ["30", "0s", "2h", "fast"] {
+            let argv = [
+                "procflow",
+                "--database-url",
+                "postgres://u:pw@db/x",
+                "serve",
+                "--request-body-timeout",
+                bad,
+            ];
+            let error = Cli::try_parse_from(argv).unwrap_err().to_string();
+            assert!(
+                error.contains("PROCFLOW_REQUEST_BODY_TIMEOUT (--request-body-timeout)"),
+                "{bad}: {error}"
+            );
+        }
     }
 
     #[test]

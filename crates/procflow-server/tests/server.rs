@@ -16,5 +16,6 @@ mod server {
     pub mod secrets;
     pub mod serve;
     pub mod support;
+    pub mod transport;
     pub mod worker;
 }

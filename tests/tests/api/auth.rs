@@ -148,6 +148,29 @@ async fn a_malformed_authorization_header_is_401() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_authorization_headers_are_400_whichever_keys_they_hold() {
+    let app = TestApp::spawn().await;
+    let good = format!("Bearer {}", app.key);
+    for (first, second) in [
+        (good.as_str(), "Bearer pf_live_unknown"),
+        ("Bearer pf_live_unknown", good.as_str()),
+        (good.as_str(), good.as_str()),
+    ] {
+        let reply = app
+            .call(Method::GET, "/api/v1/process-templates")
+            .header("Authorization", first)
+            .header("Authorization", second)
+            .send()
+            .await;
+        let message = reply.error(400, "validation_error");
+        assert_eq!(
+            message,
+            "Authorization: sent more than once; send one header, Bearer <API key>"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_key_is_401() {
     let app = TestApp::spawn().await;
     let tampered = format!("{}x", app.key);

@@ -146,15 +146,25 @@ async fn assignment_emails_go_out_for_each_of_the_three_triggers() {
         .iter()
         .find(|m| m.subject.starts_with("You were assigned “Team lunch”"))
         .expect("the guest's assignment");
-    let link = share["share_url"].as_str().unwrap();
-    assert!(assignment.text.as_deref().unwrap().contains(link));
+    // A link of its own (the server keeps only digests, so it cannot repeat the invite's),
+    // to the same run, that opens it.
+    let invited = share["share_url"].as_str().unwrap();
+    let run_page = invited.split("?token=").next().unwrap();
+    let text = assignment.text.as_deref().unwrap();
+    let link = text
+        .split_whitespace()
+        .find(|word| word.starts_with(run_page))
+        .unwrap_or_else(|| panic!("no link to {run_page} in {text}"));
+    assert_ne!(link, invited);
     assert!(
         assignment
             .html
             .as_deref()
             .unwrap()
-            .contains(&format!("href=\"{link}\""))
+            .contains(&format!("href=\"{}\"", link.replace('&', "&amp;"))),
     );
+    let path = link.strip_prefix(app.base()).unwrap();
+    app.open_page(path).await.assert_status(200);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -394,4 +404,82 @@ async fn with_a_mail_folder_each_email_is_an_eml_file_there() {
     );
     assert!(eml.contains(".guest_invitation@localhost>"), "{eml}");
     assert!(eml.contains("multipart/alternative"), "{eml}");
+}
+
+/// The one email's status, attempts and error, read from its row.
+async fn email_row(app: &TestApp) -> (String, i64, Option<String>) {
+    let rows = procflow_postgres::testing::rows(
+        app.db_url(),
+        "SELECT status, attempts, error FROM emails",
+    )
+    .await;
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let row = &rows[0];
+    (
+        row["status"].as_str().unwrap().to_owned(),
+        row["attempts"].as_i64().unwrap(),
+        row["error"].as_str().map(str::to_owned),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_team_name_stored_with_a_line_break_before_the_rule_is_sent_on_one_line() {
+    let smtp = SmtpServer::start();
+    let app = TestApp::spawn().await;
+    let world = MailWorld::new(app.db_url(), &smtp_config(smtp.url()), test_clock());
+    // A row from before names were checked where they are set: the worker's panic on it left
+    // its email `sending` and took it again past the schedule (11 attempts of 8).
+    procflow_postgres::testing::execute(
+        app.db_url(),
+        &format!(
+            "UPDATE teams SET name = E'Acme\\r\\nBcc: evil@example.org' WHERE id = '{}'",
+            app.team.id
+        ),
+    )
+    .await;
+    let run = start_run(&app, json!({})).await;
+    invite(&app, &run, json!({"email": "guest@example.org"})).await;
+    world.pump().await;
+
+    let mail = &smtp.wait_for(1, WAIT)[0];
+    assert_eq!(mail.rcpt_tos, ["guest@example.org"], "no Bcc was added");
+    assert!(
+        !mail.from.contains('\n') && !mail.from.contains('\r'),
+        "{:?}",
+        mail.from
+    );
+    assert!(
+        mail.from.contains("Acme") && mail.from.ends_with("<procflow@localhost>"),
+        "{:?}",
+        mail.from
+    );
+    assert_eq!(email_row(&app).await, ("sent".to_owned(), 1, None));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_email_whose_last_attempt_never_reported_fails_instead_of_going_again() {
+    let smtp = SmtpServer::start();
+    let app = TestApp::spawn().await;
+    let world = MailWorld::new(app.db_url(), &smtp_config(smtp.url()), test_clock());
+    let run = start_run(&app, json!({})).await;
+    invite(&app, &run, json!({"email": "guest@example.org"})).await;
+    world.fan_out().await;
+    // Its eighth and last attempt was taken by a worker that died: held, the lease run out.
+    procflow_postgres::testing::execute(
+        app.db_url(),
+        "UPDATE emails SET status = 'sending', attempts = 8, lease = gen_random_uuid(), \
+         due_at = now() - interval '1 minute'",
+    )
+    .await;
+    world.pump().await;
+    let (status, attempts, error) = email_row(&app).await;
+    assert_eq!((status.as_str(), attempts), ("failed", 9));
+    assert!(
+        error
+            .unwrap()
+            .starts_with("not sent: attempt 9 of a schedule of 8")
+    );
+    world.pump().await;
+    assert_eq!(smtp.messages().len(), 0, "never sent after its schedule");
+    assert_eq!(email_row(&app).await.1, 9, "and never taken again");
 }

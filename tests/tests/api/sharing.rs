@@ -48,18 +48,28 @@ async fn inviting_a_guest_records_them_against_the_run() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn inviting_the_same_guest_again_answers_the_same_result() {
+async fn inviting_the_same_guest_again_answers_the_same_guest_and_a_new_link_beside_the_first() {
     let app = TestApp::spawn().await;
     let run_id = app.start_demo_run().await;
     let body = json!({"email": "guest@example.org"});
     let first = app.post(&invite_path(&run_id), &body).await.data(200);
     let again = app.post(&invite_path(&run_id), &body).await.data(200);
-    assert_eq!(again, first, "same guest, same token, same guest record");
     let without_email = app.post(&invite_path(&run_id), &json!({})).await.data(200);
     assert_eq!(
-        without_email["share_url"], first["share_url"],
-        "inviting again keeps the same token"
+        again["sent_process_run_id"], first["sent_process_run_id"],
+        "same guest"
     );
+    assert_eq!(again["invited_email"], first["invited_email"]);
+    assert_eq!(without_email["invited_email"], serde_json::Value::Null);
+    // Tokens are kept as digests only: an earlier link cannot be shown again, so each answer
+    // is a link of its own, and every one of them opens the run.
+    assert_ne!(again["share_url"], first["share_url"]);
+    assert_ne!(without_email["share_url"], again["share_url"]);
+    for answer in [&first, &again, &without_email] {
+        let url = answer["share_url"].as_str().unwrap();
+        let path = url.strip_prefix(app.base()).unwrap();
+        app.open_page(path).await.assert_status(200);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

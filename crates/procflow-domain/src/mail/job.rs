@@ -29,6 +29,11 @@ impl Job for Mails {
         claimed.attempt
     }
 
+    /// A message that cannot be built once cannot be built again: it fails for good.
+    fn broken(error: String) -> MailOutcome {
+        MailOutcome::Permanent(error)
+    }
+
     fn settle(
         claimed: &ClaimedMail,
         at: OffsetDateTime,

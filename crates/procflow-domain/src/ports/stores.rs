@@ -186,7 +186,21 @@ pub trait RunStore: Send + Sync {
         decide: &ShareDecision<'_>,
     ) -> DomainResult<ShareChange>;
 
-    /// Turns sharing off: the token is void and the guest record removed.
+    /// Keeps one more link to a shared run: `token`'s digest beside its other links, each
+    /// opening the run until sharing is turned off. Answers whether the run is shared (and so
+    /// whether the link was kept).
+    ///
+    /// # Errors
+    /// Only store failures: a run not shared, missing or another team's is `Ok(false)`.
+    async fn add_share_link(
+        &self,
+        team: TeamId,
+        run: RunId,
+        token: &ShareToken,
+        at: OffsetDateTime,
+    ) -> DomainResult<bool>;
+
+    /// Turns sharing off: every link is void and the guest record removed.
     ///
     /// # Errors
     /// `NotFound(Run)` as for [`get_run`](Self::get_run).
@@ -198,7 +212,7 @@ pub trait RunStore: Send + Sync {
     ///
     /// # Errors
     /// MUST answer `NotFound(Run)` when the run does not exist, is not shared, or the token is
-    /// not its token, alike.
+    /// none of its links' (compared by digest), alike.
     async fn find_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<(Run, Share)>;
 
     /// What a share link opens, in one read: the run, its share (and guest) and every task by

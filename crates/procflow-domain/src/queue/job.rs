@@ -31,6 +31,11 @@ pub trait Job: Send + Sync + 'static {
         None
     }
 
+    /// The outcome of a send that broke down without an answer of its own (its sender
+    /// panicked, or a previous attempt never reported): never a success, so that the job
+    /// settles as the schedule says instead of being taken again and again.
+    fn broken(error: String) -> Self::Outcome;
+
     /// What `outcome`, met by the send started `at`, makes of `claimed`: a failure worth
     /// another try waits `schedule`'s step for this attempt (placed by `unit`, in `[0, 1)`).
     fn settle(

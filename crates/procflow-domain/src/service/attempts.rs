@@ -85,13 +85,40 @@ impl<J: Job> Attempts<J> {
     /// Sends `claimed` (unless the job says it is not to be sent) and answers what its
     /// outcome makes of it, the wait before a retry placed by `unit` (in `[0, 1)`, from the
     /// caller's random source). Records nothing: see [`settle`](Self::settle).
+    ///
+    /// A job claimed past the schedule's last attempt is not sent: a claim counts an attempt,
+    /// and a job is claimed again only when the lease of its previous attempt ran out without
+    /// an outcome (its worker stopped, or the send outlived the lease), so its last attempt
+    /// never reported. It fails, as [`Job::broken`], rather than being taken for ever.
     pub async fn attempt(&self, claimed: &J::Claimed, unit: f64) -> J::Settlement {
         let now = self.ports.clock.now();
-        let outcome = match J::not_sent(claimed) {
-            Some(outcome) => outcome,
-            None => self.ports.sender.send(claimed, now).await,
+        let attempt = J::attempt(claimed);
+        let last = self.schedule.max_attempts();
+        let outcome = if attempt > last {
+            J::broken(format!(
+                "not sent: attempt {attempt} of a schedule of {last}; the last attempt's worker \
+                 stopped or outlived its lease without reporting"
+            ))
+        } else {
+            match J::not_sent(claimed) {
+                Some(outcome) => outcome,
+                None => self.ports.sender.send(claimed, now).await,
+            }
         };
         J::settle(claimed, now, outcome, &self.schedule, unit)
+    }
+
+    /// What a send that broke down (its sender panicked) makes of `claimed`: a failure the
+    /// schedule settles like any other, so that the job is never left held.
+    #[must_use]
+    pub fn broke_down(&self, claimed: &J::Claimed, error: String, unit: f64) -> J::Settlement {
+        J::settle(
+            claimed,
+            self.ports.clock.now(),
+            J::broken(error),
+            &self.schedule,
+            unit,
+        )
     }
 
     /// Records outcomes, each only while its job is still held under its lease; answers, in

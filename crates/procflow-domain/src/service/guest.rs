@@ -5,7 +5,7 @@ use super::Procflow;
 use crate::actor::Actor;
 use crate::error::{DomainError, DomainResult, Resource};
 use crate::guest::{self, FieldError, GuestForm};
-use crate::ids::{RunId, TaskId};
+use crate::ids::{RunId, TaskId, TeamId};
 use crate::run::{Run, RunTask, TaskChange};
 use crate::sharing::Guest;
 use crate::values::{Email, ShareToken};
@@ -47,14 +47,29 @@ pub enum GuestPost {
 }
 
 impl Procflow {
+    /// A share link opens its run only while the run's team has an active subscription, as
+    /// the API answers only such a team's keys: an inactive team cannot turn sharing off,
+    /// so its links must not go on taking work in its name meanwhile. The link is checked
+    /// first: a wrong one says nothing of the team.
+    async fn ensure_subscribed(&self, team: TeamId) -> DomainResult<()> {
+        if self.ports.teams.get_team(team).await?.is_active() {
+            Ok(())
+        } else {
+            Err(DomainError::SubscriptionInactive)
+        }
+    }
+
     /// The run a share link opens, with every task, for whoever holds the link (the token is
     /// the capability, whichever the team). Opening it is the guest's engagement: the first
     /// opening's time is recorded (once).
     ///
     /// # Errors
-    /// `NotFound(Run)` alike for an unknown run, a run not shared and a wrong token.
+    /// `NotFound(Run)` alike for an unknown run, a run not shared and a wrong token;
+    /// `SubscriptionInactive` for a right one while the run's team has no active
+    /// subscription (nothing is recorded).
     pub async fn open_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<SharedRun> {
         let (run, share, tasks) = self.ports.runs.read_shared_run(run, token).await?;
+        self.ensure_subscribed(run.team_id).await?;
         let mut guest = share.guest;
         if let Some(guest) = guest.as_mut().filter(|g| g.engaged_at.is_none()) {
             let now = self.ports.clock.now();
@@ -79,6 +94,7 @@ impl Procflow {
     ///
     /// # Errors
     /// `NotFound(Run)` for a wrong token, an unknown run or one no longer shared;
+    /// `SubscriptionInactive` while the run's team has no active subscription;
     /// `NotFound(Task)` for a task not of that run; `NotGuestsTask`; `RunCompleted`; a
     /// validation error for a change the state machine refuses (a decision on a task that is
     /// no approval). Refused values are no error: they are [`GuestPost::Invalid`].
@@ -90,6 +106,7 @@ impl Procflow {
         form: &GuestForm,
     ) -> DomainResult<GuestPost> {
         let (run, share) = self.ports.runs.find_shared_run(run, token).await?;
+        self.ensure_subscribed(run.team_id).await?;
         let guest_email = share.guest.map(|guest| guest.email);
         let current = self.ports.runs.get_task(run.team_id, run.id, task).await?;
         if !guest::may_act(guest_email.as_ref(), &current) {

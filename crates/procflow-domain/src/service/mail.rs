@@ -192,7 +192,7 @@ impl Mailer {
         }
     }
 
-    /// The share link, when `email` is the run's invited guest and the run is still shared.
+    /// A new share link, when `email` is the run's invited guest and the run is still shared.
     async fn guest_link(
         &self,
         team: TeamId,
@@ -218,8 +218,19 @@ impl Mailer {
         {
             return Ok(None);
         }
+        // The server keeps only the digests of the run's links: each email gets a link of its
+        // own, which opens the run as the others do until sharing is turned off.
+        let token = self.ports.ids.share_token();
+        if !self
+            .ports
+            .runs
+            .add_share_link(team, run, &token, self.ports.clock.now())
+            .await?
+        {
+            return Ok(None);
+        }
         let base = self.team(team, lookups).await?.base_url.clone();
-        Ok(Some(share_url(&base, run, &share.token)))
+        Ok(Some(share_url(&base, run, &token)))
     }
 
     async fn team<'a>(&self, id: TeamId, lookups: &'a mut Lookups) -> DomainResult<&'a Team> {

@@ -6,13 +6,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::{DueDateRule, Section, TaskType, Template, TemplateTask};
+use super::{DueDateRule, Section, TaskType, Template, TemplateTask, limits};
 use crate::actor::TemplateAssignee;
 use crate::element::{CustomElement, ElementType, is_web_url};
 use crate::error::ValidationError;
 use crate::ids::{ElementId, SectionId, TeamId, TemplateId, TemplateTaskId};
 use crate::limits::{
-    self, MAX_ELEMENTS_PER_TASK, MAX_TASKS, MAX_TEXT_CHARS, MAX_TITLE_CHARS, MAX_URL_BYTES,
+    self as text_limits, MAX_ELEMENTS_PER_TASK, MAX_TASKS, MAX_TEXT_CHARS, MAX_TITLE_CHARS,
+    MAX_URL_BYTES,
 };
 use crate::ports::IdGenerator;
 use crate::values::Color;
@@ -44,6 +45,7 @@ pub struct TemplateDocument {
     pub icon_type: Option<String>,
     /// The sections, in order; a template holds at most 1000 tasks in all.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::section_documents))]
     pub sections: Vec<SectionDocument>,
 }
 
@@ -132,7 +134,7 @@ pub struct ElementDocument {
     pub value: Option<Value>,
     /// The choices of dropdown and multichoice elements: distinct, not blank.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(min_items = 1))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::options))]
     pub options: Option<Vec<String>>,
     /// The attachment of a file element: an absolute http or https URL.
     #[serde(default)]
@@ -169,6 +171,7 @@ impl TemplateDocument {
         ids: &dyn IdGenerator,
         now: OffsetDateTime,
     ) -> Result<Template, ValidationError> {
+        limits::check_sections(self.sections.len()).map_err(|message| at("sections", message))?;
         let mut seen = SeenIds::default();
         let template_title = title("title", self.title)?;
         let description = optional_text("description", self.description)?;
@@ -177,6 +180,7 @@ impl TemplateDocument {
         let icon_type = optional_short("icon_type", self.icon_type)?;
         let mut sections = Vec::with_capacity(self.sections.len());
         let mut tasks = Vec::new();
+        let mut options = 0;
         for (s, section) in self.sections.into_iter().enumerate() {
             let path = format!("sections[{s}]");
             let id = seen.section(&path, section.id, ids)?;
@@ -190,6 +194,7 @@ impl TemplateDocument {
                 tasks.push(build_task(
                     &task_path, task, id, order, created_at, &mut seen, ids,
                 )?);
+                options = count_options(&task_path, options, tasks.last())?;
                 if tasks.len() > MAX_TASKS {
                     return Err(at(
                         &task_path,
@@ -214,7 +219,7 @@ impl TemplateDocument {
                     })?,
             });
         }
-        Ok(Template {
+        let template = Template {
             id: previous.map_or_else(|| TemplateId::from_uuid(ids.new_id()), |p| p.id),
             team_id,
             title: template_title,
@@ -228,8 +233,29 @@ impl TemplateDocument {
             tasks,
             created_at: previous.map_or(now, |p| p.created_at),
             updated_at: now,
-        })
+        };
+        limits::check_stored(&template).map_err(|message| at("body", message))?;
+        Ok(template)
     }
+}
+
+/// The options of the template so far, with those of the task just built; refused over
+/// [`limits::MAX_OPTIONS`], naming the element that went over.
+fn count_options(
+    path: &str,
+    so_far: usize,
+    task: Option<&TemplateTask>,
+) -> Result<usize, ValidationError> {
+    let Some(task) = task else {
+        return Ok(so_far);
+    };
+    let mut total = so_far;
+    for (e, element) in task.custom_elements.iter().enumerate() {
+        let more = element.options.as_ref().map_or(0, Vec::len);
+        total = limits::check_options_in_all(total, more)
+            .map_err(|message| at(&format!("{path}.custom_elements[{e}].options"), message))?;
+    }
+    Ok(total)
 }
 
 fn build_task(
@@ -387,6 +413,7 @@ fn check_options(path: &str, options: Vec<String>) -> Result<Vec<String>, Valida
     if options.is_empty() {
         return Err(at(path, "must hold at least one option"));
     }
+    limits::check_options_of_element(options.len()).map_err(|message| at(path, message))?;
     let mut seen = HashSet::with_capacity(options.len());
     for (i, option) in options.iter().enumerate() {
         text(&format!("{path}[{i}]"), option.clone(), MAX_TITLE_CHARS)?;
@@ -469,13 +496,13 @@ fn message_of(error: ValidationError) -> String {
 }
 
 fn text(path: &str, value: String, max_chars: usize) -> Result<String, ValidationError> {
-    limits::check_text(&value, max_chars)
+    text_limits::check_text(&value, max_chars)
         .map(|()| value)
         .map_err(|message| at(path, message))
 }
 
 fn title(path: &str, value: String) -> Result<String, ValidationError> {
-    limits::check_title(&value)
+    text_limits::check_title(&value)
         .map(|()| value)
         .map_err(|message| at(path, message))
 }

@@ -39,7 +39,10 @@ impl FromStr for Color {
         } else {
             Err(ValidationError::field(
                 "color",
-                format!("{text:?} is not a colour of the form #RRGGBB"),
+                format!(
+                    "{} is not a colour of the form #RRGGBB",
+                    crate::quote::quote(text)
+                ),
             ))
         }
     }

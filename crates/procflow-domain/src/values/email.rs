@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use validator::ValidateEmail;
 
 use crate::error::ValidationError;
+use crate::quote::quote;
 
 /// A syntactically valid email address, lower-cased so that comparisons ignore case.
 ///
@@ -30,6 +31,24 @@ impl Email {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// Whether the address is at an IP address (`a@[127.0.0.1]`, RFC 5321's address literal)
+    /// rather than at a domain name: valid, and read back as stored, but mail to it is refused
+    /// by the servers that would carry it, and it names a host of our own network as readily
+    /// as any, so addresses procflow is asked to write to are refused when they are.
+    ///
+    /// ```
+    /// use procflow_domain::values::Email;
+    ///
+    /// assert!("a@[127.0.0.1]".parse::<Email>().unwrap().is_at_ip_literal());
+    /// assert!(!"a@example.org".parse::<Email>().unwrap().is_at_ip_literal());
+    /// ```
+    #[must_use]
+    pub fn is_at_ip_literal(&self) -> bool {
+        self.0
+            .rsplit_once('@')
+            .is_some_and(|(_, domain)| domain.starts_with('['))
+    }
 }
 
 impl FromStr for Email {
@@ -40,7 +59,7 @@ impl FromStr for Email {
         if trimmed.len() > Self::MAX_LEN || !trimmed.validate_email() {
             return Err(ValidationError::field(
                 "email",
-                format!("{trimmed:?} is not a valid email address"),
+                format!("{} is not a valid email address", quote(trimmed)),
             ));
         }
         Ok(Self(trimmed.to_lowercase()))

@@ -124,6 +124,12 @@ impl fmt::Display for Cursor {
     }
 }
 
+/// The most bytes a list page's body may hold (API contract 4, `docs/api.md`): a page that
+/// would hold more is cut short after the last item that fits, and says so through its
+/// pagination (`has_more` true, `next_cursor` that item's id). A page always holds at least one
+/// item, however large, so that every list can be read to its end.
+pub const MAX_PAGE_BYTES: usize = 4 * 1024 * 1024;
+
 /// Which page of a list to read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PageRequest {

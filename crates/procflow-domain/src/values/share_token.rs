@@ -4,7 +4,8 @@ use std::fmt;
 
 /// The capability in a `share_url`: whoever holds it may open the shared run.
 ///
-/// Made by an [`IdGenerator`](crate::ports::IdGenerator) from at least 128 random bits.
+/// Made by an [`IdGenerator`](crate::ports::IdGenerator) from at least 128 random bits, shown
+/// once in the link it is made for, and stored only as its [`digest`](Self::digest).
 /// `Debug` does not print it, so it cannot leak into a log by accident.
 ///
 /// ```
@@ -46,10 +47,33 @@ impl ShareToken {
     /// The longest token a link may carry.
     pub const MAX_LEN: usize = 128;
 
-    /// The token itself, for the link and for storage only.
+    /// The token itself, for the link only: stores keep its [`digest`](Self::digest).
     #[must_use]
     pub fn expose(&self) -> &str {
         &self.0
+    }
+
+    /// What a store keeps of the token, and looks a link up by: the SHA-256 of its text, in
+    /// lower-case hexadecimal (as PostgreSQL's `encode(sha256(...), 'hex')` writes it). A
+    /// token has at least 128 random bits, so one round of a fast hash suffices, as for API
+    /// keys; a copy of the database then opens no shared run.
+    ///
+    /// ```
+    /// use procflow_domain::values::ShareToken;
+    ///
+    /// let token = ShareToken::new("abc".into());
+    /// assert_eq!(
+    ///     token.digest(),
+    ///     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    /// );
+    /// ```
+    #[must_use]
+    pub fn digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(self.0.as_bytes())
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect()
     }
 }
 

@@ -45,13 +45,15 @@ impl fmt::Display for AddressRefusal {
 }
 
 /// Why `ip` is refused as a webhook destination, `None` when it may be reached. IPv4-mapped
-/// and NAT64 IPv6 addresses are judged by the IPv4 address they carry.
+/// and NAT64 IPv6 addresses are judged by the IPv4 address they carry; SIIT's IPv4-translated
+/// ones (`::ffff:0:0:0/96`) are all refused, a private IPv4 inside for what it is.
 ///
 /// ```
 /// use procflow_domain::webhook::{AddressRefusal, refusal};
 ///
 /// assert_eq!(refusal("127.0.0.1".parse().unwrap()), Some(AddressRefusal::Loopback));
 /// assert_eq!(refusal("::ffff:10.0.0.1".parse().unwrap()), Some(AddressRefusal::Private));
+/// assert_eq!(refusal("::ffff:0:127.0.0.1".parse().unwrap()), Some(AddressRefusal::Loopback));
 /// assert_eq!(refusal("93.184.215.14".parse().unwrap()), None);
 /// ```
 #[must_use]
@@ -114,6 +116,13 @@ fn refusal_v6(ip: Ipv6Addr) -> Option<AddressRefusal> {
         let [.., a, b, c, d] = ip.octets();
         return refusal_v4(Ipv4Addr::new(a, b, c, d));
     }
+    // SIIT's IPv4-translated addresses (::ffff:0:0:0/96, RFC 2765) name the IPv4 address in
+    // their last 32 bits too, to a translator; no public endpoint is reached that way, so the
+    // whole range is refused, a private address inside it for what it is.
+    if in_v6(ip, [0, 0, 0, 0, 0xffff, 0, 0, 0], 96) {
+        let [.., a, b, c, d] = ip.octets();
+        return Some(refusal_v4(Ipv4Addr::new(a, b, c, d)).unwrap_or(R::Reserved));
+    }
     const RANGES: &[([u16; 8], u32, AddressRefusal)] = &[
         // IPv4-compatible (deprecated) and the rest of ::/96.
         ([0, 0, 0, 0, 0, 0, 0, 0], 96, R::Reserved),
@@ -165,6 +174,11 @@ mod tests {
             ("168.63.129.16", R::CloudMetadata),
             ("64:ff9b::a00:1", R::Private),
             ("::127.0.0.1", R::Reserved),
+            ("::ffff:0:127.0.0.1", R::Loopback),
+            ("::ffff:0:10.0.0.1", R::Private),
+            ("::ffff:0:169.254.169.254", R::LinkLocal),
+            ("::ffff:0:8.8.8.8", R::Reserved),
+            ("::ffff:0:0:0", R::Unspecified),
             ("2002:7f00:1::", R::Reserved),
         ] {
             let address: IpAddr = ip.parse().unwrap();

@@ -36,6 +36,11 @@ impl Job for Deliveries {
             .then_some(AttemptOutcome::EndpointDisabled)
     }
 
+    /// Retried on the schedule like a connection that failed, and failed after its last try.
+    fn broken(error: String) -> AttemptOutcome {
+        AttemptOutcome::Error(error)
+    }
+
     fn settle(
         claimed: &ClaimedDelivery,
         at: OffsetDateTime,

@@ -70,11 +70,13 @@ fn inviting_by_email_records_the_guest_and_sends_the_link() {
         .unwrap()
         .unwrap();
     assert_eq!(share.guest, Some(guest));
-    assert_eq!(share.token, token_of(&change.share_url));
+    assert_eq!(change.token, token_of(&change.share_url));
+    let (opened, _) = block(w.store.find_shared_run(run.id, &change.token)).unwrap();
+    assert_eq!(opened.id, run.id);
 }
 
 #[test]
-fn inviting_the_same_email_again_keeps_the_guest_and_the_token() {
+fn inviting_the_same_email_again_keeps_the_guest_and_makes_a_link_beside_the_first() {
     let w = world();
     let run = w.start(&w.published(onboarding()));
     let first = w
@@ -84,18 +86,28 @@ fn inviting_the_same_email_again_keeps_the_guest_and_the_token() {
     let again = w
         .invite(run.id, invitation(Some("GUEST@example.org")))
         .unwrap();
-    let (first_guest, again_guest) = (first.invited.unwrap(), again.invited.unwrap());
+    let (first_guest, again_guest) = (
+        first.invited.clone().unwrap(),
+        again.invited.clone().unwrap(),
+    );
     assert_eq!(again_guest.id, first_guest.id);
-    assert_eq!(again.share_url, first.share_url);
+    // Only digests are kept: the first link cannot be shown again; a new one is made, and
+    // the first keeps working.
+    assert_ne!(again.share_url, first.share_url);
     assert_eq!(
         again_guest.invited_at,
         w.clock.now(),
         "the invitation is sent again"
     );
     assert_eq!(count(&w.events_of(run.id), "process_run.guest_invited"), 2);
-    // Sharing again without an email keeps the token too.
     let plain = w.invite(run.id, Invitation::default()).unwrap();
-    assert_eq!(plain.share_url, first.share_url);
+    for link in [&first, &again, &plain] {
+        let (opened, share) = block(w.store.find_shared_run(run.id, &link.token)).unwrap();
+        assert_eq!(
+            (opened.id, share.guest.map(|g| g.id)),
+            (run.id, Some(first_guest.id))
+        );
+    }
 }
 
 #[test]

@@ -6,6 +6,7 @@ use procflow_domain::service::UpdateTasks;
 
 use super::{IntoRequest, UpdateTaskBody, UpdateTasksBody, actor_email};
 use crate::error::ApiError;
+use procflow_domain::quote::quote;
 
 impl IntoRequest for UpdateTasksBody {
     type Request = UpdateTasks;
@@ -33,7 +34,7 @@ impl IntoRequest for UpdateTasksBody {
                 let id = item.id.parse().map_err(|_| {
                     ApiError::invalid_field(
                         &format!("tasks[{index}].id"),
-                        format!("{:?} is not a task id", item.id),
+                        format!("{} is not a task id", quote(&item.id)),
                     )
                 })?;
                 let fields = UpdateTaskBody {

@@ -37,6 +37,18 @@ impl Message {
         )
     }
 
+    /// A right link to a run whose team has no active subscription.
+    pub(crate) fn not_available() -> Self {
+        Self::new(
+            "This run is not available right now",
+            &[
+                "The team that shared it cannot use procflow at the moment. Nothing was changed.",
+                "Ask the team, or try the link again later.",
+            ],
+            None,
+        )
+    }
+
     /// A post on a task assigned to someone else.
     pub(crate) fn not_yours(back: Option<String>) -> Self {
         Self::new(

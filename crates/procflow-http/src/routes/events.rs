@@ -28,5 +28,5 @@ pub async fn list(
         .webhooks()
         .events(&caller.team, query.event()?, query.page()?)
         .await?;
-    Ok(views::list(&page, |envelope| envelope))
+    Ok(views::list(&page, |e| e.id.as_uuid(), |envelope| envelope))
 }

@@ -27,6 +27,7 @@ use crate::guest::{self, Link, PageView};
     ),
     responses(
         (status = 200, description = "The run's page", content_type = "text/html", body = String),
+        (status = 403, description = "A right link to a run whose team has no active subscription: a page saying the run is not available now", content_type = "text/html", body = String),
         (status = 404, description = "The same page for a wrong or void token, an unknown run, a run no longer shared, a malformed id or query string", content_type = "text/html", body = String),
         (status = 500, description = "An unexpected failure, as an HTML page; details go to the log", content_type = "text/html", body = String),
         (status = 503, description = "The database does not answer, as an HTML page", content_type = "text/html", body = String,
@@ -72,9 +73,10 @@ pub async fn page(
         (status = 303, description = "Applied: back to the run's page, at the task",
             headers(("Location" = String, description = "The run's page at the task, relative to this address"))),
         (status = 400, description = "A value refused: the page again, with what was sent kept and each refusal beside its field; nothing was stored. Or a form that cannot be read", content_type = "text/html", body = String),
-        (status = 403, description = "The task is assigned to someone else", content_type = "text/html", body = String),
+        (status = 403, description = "The task is assigned to someone else, or the run's team has no active subscription: nothing was changed", content_type = "text/html", body = String),
         (status = 404, description = "The same page for a wrong or void token, an unknown run or task, a task of another run, a malformed id or query string", content_type = "text/html", body = String),
         (status = 409, description = "The run is completed, or the task does not take this action in its current state (a decision on a task that is no approval, a reopen of an open task): nothing was changed", content_type = "text/html", body = String),
+        (status = 408, description = "The body did not arrive within its time limit (30 s by default)", content_type = "text/html", body = String),
         (status = 413, description = "The body is over the limit (1 MiB by default)", content_type = "text/html", body = String),
         (status = 415, description = "The body is not a web form (`application/x-www-form-urlencoded`)", content_type = "text/html", body = String),
         (status = 429, description = "Over the post limits of the run or of the client address", content_type = "text/html", body = String,
@@ -111,7 +113,12 @@ pub async fn post_task(
     }
     let body = match read_body(payload, state.config.body_limit_bytes).await {
         Ok(body) => body,
-        Err(status) => return guest::unreadable(status, link.at_task(task)),
+        Err(status) => {
+            // A body the transport guard ended says why: too slow (408) or malformed.
+            let status =
+                crate::transport::body_fault(&request).map_or(status, |fault| fault.status());
+            return guest::unreadable(status, link.at_task(task));
+        }
     };
     let Ok(posted) = guest::read_form(&body) else {
         return guest::unreadable(StatusCode::BAD_REQUEST, link.at_task(task));

@@ -34,7 +34,11 @@ pub async fn list(
         .procflow()
         .list_tasks(&caller.team, params::run_id(&id)?, query.page()?)
         .await?;
-    Ok(views::list(&page, RunTaskListView::from))
+    Ok(views::list(
+        &page,
+        |item| item.id.as_uuid(),
+        RunTaskListView::from,
+    ))
 }
 
 /// `GET /process-runs/{id}/tasks/{task_id}` (spec 4.10).

@@ -34,7 +34,11 @@ pub async fn list(
         .procflow()
         .list_templates(&caller.team, query.page()?)
         .await?;
-    Ok(views::list(&page, TemplateListView::from))
+    Ok(views::list(
+        &page,
+        |item| item.id.as_uuid(),
+        TemplateListView::from,
+    ))
 }
 
 /// `GET /process-templates/{id}` (spec 4.3).
@@ -81,7 +85,11 @@ pub async fn tasks(
         .procflow()
         .list_template_tasks(&caller.team, params::template_id(&id)?, query.page()?)
         .await?;
-    Ok(views::list(&page, TemplateTaskView::from))
+    Ok(views::list(
+        &page,
+        |item| item.id.as_uuid(),
+        TemplateTaskView::from,
+    ))
 }
 
 /// `POST /process-templates/{id}/publish` with `{"published": bool}` (API contract 5).

@@ -32,7 +32,11 @@ pub async fn list(
     query: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let page = state.webhooks().list(&caller.team, query.page()?).await?;
-    Ok(views::list(&page, WebhookView::from))
+    Ok(views::list(
+        &page,
+        |item| item.id.as_uuid(),
+        WebhookView::from,
+    ))
 }
 
 /// `POST /webhooks`
@@ -204,7 +208,11 @@ pub async fn deliveries(
         .webhooks()
         .deliveries(&caller.team, id, query.filter()?, query.page()?)
         .await?;
-    Ok(views::list(&page, DeliveryView::from))
+    Ok(views::list(
+        &page,
+        |item| item.id.as_uuid(),
+        DeliveryView::from,
+    ))
 }
 
 /// `POST /webhook-deliveries/{id}/redeliver`

@@ -115,8 +115,9 @@ pub fn render(kind: MailKind, content: &MailContent) -> Result<Rendered, RenderE
     })
 }
 
-/// Titles are single lines in a header and a sentence: control characters become spaces.
-fn one_line(text: &str) -> String {
+/// Titles and names are single lines in a header and a sentence: control characters (CR and
+/// LF among them) become spaces, so that nothing stored can add a header line.
+pub(crate) fn one_line(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()

@@ -14,7 +14,7 @@ use procflow_domain::mail::{ClaimedMail, MailOutcome, Mails};
 use procflow_domain::ports::Sender;
 use time::OffsetDateTime;
 
-use super::render::render;
+use super::render::{one_line, render};
 
 /// Where emails go and who sends them; read once at start-up. `Debug` never shows the SMTP
 /// URL (it may hold credentials).
@@ -186,7 +186,9 @@ impl MailSender {
             .as_str()
             .parse()
             .map_err(|e| format!("the recipient is not an address lettre accepts: {e}"))?;
-        let sender = Mailbox::new(Some(mail.content.team_name.clone()), self.from.clone());
+        // The team's name is checked where it is set; a row stored before that check is
+        // flattened here, as the subject's titles are.
+        let sender = Mailbox::new(Some(one_line(&mail.content.team_name)), self.from.clone());
         Message::builder()
             .from(sender)
             .to(Mailbox::new(None, to))
@@ -256,6 +258,45 @@ mod tests {
             message_id(&mail, &from),
             format!("<{event}.task_overdue@acme.example>")
         );
+    }
+
+    fn claimed(team_name: &str) -> ClaimedMail {
+        ClaimedMail {
+            id: EmailId::from_uuid(uuid::Uuid::from_u128(1)),
+            team_id: TeamId::from_uuid(uuid::Uuid::from_u128(2)),
+            event_id: EventId::from_uuid(uuid::Uuid::from_u128(3)),
+            kind: MailKind::GuestInvitation,
+            recipient: "ada@example.org".parse().unwrap(),
+            content: MailContent {
+                team_name: team_name.into(),
+                run_title: "Onboarding\r\nX-Evil: 1".into(),
+                task_title: None,
+                due_date: None,
+                share_url: None,
+            },
+            attempt: 1,
+            lease: uuid::Uuid::nil(),
+        }
+    }
+
+    #[test]
+    fn a_stored_name_with_line_breaks_cannot_add_a_header_line() {
+        let sender = MailSender::new(&MailConfig::default()).unwrap();
+        for name in [
+            "Acme\r\nBcc: evil@example.org",
+            "Acme\nBcc: x@y.z",
+            "A\u{0}c\u{85}me\t",
+        ] {
+            let message = sender.message(&claimed(name)).unwrap();
+            let raw = String::from_utf8(message.formatted()).unwrap();
+            let head = raw.split("\r\n\r\n").next().unwrap();
+            assert!(
+                head.lines()
+                    .all(|line| !line.starts_with("Bcc") && !line.starts_with("X-Evil")),
+                "{head}"
+            );
+            assert!(head.contains("From: "), "{head}");
+        }
     }
 
     #[test]

@@ -1,23 +1,31 @@
-//! Rows of `run_shares` and `run_guests`.
+//! Rows of `run_shares`, `run_share_links` and `run_guests`.
 
 use diesel::prelude::*;
 use procflow_domain::error::DomainError;
 use procflow_domain::ids::{GuestId, RunId, TeamId};
 use procflow_domain::sharing::{Guest, Share};
-use procflow_domain::values::ShareToken;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::parse;
 use crate::error::corrupt;
-use crate::schema::{run_guests, run_shares};
+use crate::schema::{run_guests, run_share_links, run_shares};
 
 #[derive(Queryable, Selectable, Insertable, Debug)]
 #[diesel(table_name = run_shares, check_for_backend(diesel::pg::Pg))]
 pub(crate) struct ShareRow {
     pub team_id: Uuid,
     pub run_id: Uuid,
-    pub token: String,
+    pub created_at: OffsetDateTime,
+}
+
+/// One link of a shared run: its token's digest, never the token.
+#[derive(Queryable, Selectable, Insertable, Debug)]
+#[diesel(table_name = run_share_links, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct ShareLinkRow {
+    pub team_id: Uuid,
+    pub run_id: Uuid,
+    pub token_hash: String,
     pub created_at: OffsetDateTime,
 }
 
@@ -39,7 +47,6 @@ impl ShareRow {
     pub(crate) fn into_domain(self, guest: Option<GuestRow>) -> Result<Share, DomainError> {
         Ok(Share {
             run_id: RunId::from_uuid(self.run_id),
-            token: ShareToken::new(self.token),
             guest: guest.map(GuestRow::into_domain).transpose()?,
         })
     }

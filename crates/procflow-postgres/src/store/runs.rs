@@ -423,6 +423,17 @@ impl RunStore for PgStore {
         Ok(change)
     }
 
+    async fn add_share_link(
+        &self,
+        team: TeamId,
+        run: RunId,
+        token: &ShareToken,
+        at: OffsetDateTime,
+    ) -> DomainResult<bool> {
+        let conn = self.conn().await?;
+        sharing::add_link(&conn, team, run, token, at).await
+    }
+
     async fn unshare_run(
         &self,
         team: TeamId,

@@ -1,4 +1,5 @@
-//! Link sharing on PostgreSQL: the share row, the guest row, and the run's `is_shared`.
+//! Link sharing on PostgreSQL: the share row, its links (each a token's digest), the guest row,
+//! and the run's `is_shared`.
 
 use diesel::prelude::*;
 use diesel::upsert::excluded;
@@ -17,8 +18,8 @@ use super::runs::{run_header, with_sections, write_run};
 use super::{append_events, not_found};
 use crate::error::{Failure, db_error};
 use crate::rows::run::{RunRow, RunSectionRow, RunTaskRow};
-use crate::rows::share::{GuestRow, ShareRow};
-use crate::schema::{run_guests, run_sections, run_shares, run_tasks, runs};
+use crate::rows::share::{GuestRow, ShareLinkRow, ShareRow};
+use crate::schema::{run_guests, run_sections, run_share_links, run_shares, run_tasks, runs};
 
 pub(super) async fn load_share(
     conn: &mut AsyncPgConnection,
@@ -55,19 +56,28 @@ pub(super) async fn share(
             .into_domain(Vec::new())?;
         let current = load_share(conn, team, run).await?;
         let change = decide(&header, current.as_ref())?;
+        // Turning sharing on stamps the run's updated_at with the decision's time: that is
+        // when the share began (and when this invitation's link was made).
+        let at = change.run.updated_at.unwrap_or(header.created_at);
         if current.is_none() {
             diesel::insert_into(run_shares::table)
                 .values(ShareRow {
                     team_id: team.as_uuid(),
                     run_id: run.as_uuid(),
-                    token: change.share.token.expose().to_owned(),
-                    // Turning sharing on stamps the run's updated_at with the decision's time:
-                    // that is when the share began.
-                    created_at: change.run.updated_at.unwrap_or(header.created_at),
+                    created_at: at,
                 })
                 .execute(conn)
                 .await?;
         }
+        diesel::insert_into(run_share_links::table)
+            .values(ShareLinkRow {
+                team_id: team.as_uuid(),
+                run_id: run.as_uuid(),
+                token_hash: change.token.digest(),
+                created_at: at,
+            })
+            .execute(conn)
+            .await?;
         if let Some(guest) = &change.invited {
             diesel::insert_into(run_guests::table)
                 .values(GuestRow::from_domain(team, run, guest))
@@ -89,6 +99,38 @@ pub(super) async fn share(
     })
     .await
     .map_err(Into::into)
+}
+
+pub(super) async fn add_link(
+    mut conn: &AsyncPgConnection,
+    team: TeamId,
+    run: RunId,
+    token: &ShareToken,
+    at: OffsetDateTime,
+) -> DomainResult<bool> {
+    // Kept only while the run is shared: the share's row is the link's parent.
+    let kept = diesel::insert_into(run_share_links::table)
+        .values(
+            run_shares::table
+                .filter(run_shares::team_id.eq(team.as_uuid()))
+                .filter(run_shares::run_id.eq(run.as_uuid()))
+                .select((
+                    run_shares::team_id,
+                    run_shares::run_id,
+                    token.digest().into_sql::<diesel::sql_types::Text>(),
+                    at.into_sql::<diesel::sql_types::Timestamptz>(),
+                )),
+        )
+        .into_columns((
+            run_share_links::team_id,
+            run_share_links::run_id,
+            run_share_links::token_hash,
+            run_share_links::created_at,
+        ))
+        .execute(&mut conn)
+        .await
+        .map_err(db_error)?;
+    Ok(kept == 1)
 }
 
 pub(super) async fn unshare(
@@ -128,18 +170,25 @@ pub(super) async fn unshare(
 }
 
 /// The shared run, its share and its guest, and its sections, read in one round trip: both
-/// statements find the run through its token, so neither waits for the other.
+/// statements find the run through its link (its token's digest), so neither waits for the
+/// other.
 pub(super) async fn find_shared(
     conn: &AsyncPgConnection,
     run: RunId,
     token: &ShareToken,
 ) -> DomainResult<(Run, Share)> {
     let (mut to_header, mut to_sections) = (conn, conn);
+    let digest = token.digest();
     let header = runs::table
         .inner_join(
             run_shares::table.on(run_shares::team_id
                 .eq(runs::team_id)
                 .and(run_shares::run_id.eq(runs::id))),
+        )
+        .inner_join(
+            run_share_links::table.on(run_share_links::team_id
+                .eq(run_shares::team_id)
+                .and(run_share_links::run_id.eq(run_shares::run_id))),
         )
         .left_join(
             run_guests::table.on(run_guests::team_id
@@ -147,7 +196,7 @@ pub(super) async fn find_shared(
                 .and(run_guests::run_id.eq(run_shares::run_id))),
         )
         .filter(runs::id.eq(run.as_uuid()))
-        .filter(run_shares::token.eq(token.expose()))
+        .filter(run_share_links::token_hash.eq(&digest))
         .select((
             RunRow::as_select(),
             ShareRow::as_select(),
@@ -156,12 +205,12 @@ pub(super) async fn find_shared(
         .first::<(RunRow, ShareRow, Option<GuestRow>)>(&mut to_header);
     let sections = run_sections::table
         .inner_join(
-            run_shares::table.on(run_shares::team_id
+            run_share_links::table.on(run_share_links::team_id
                 .eq(run_sections::team_id)
-                .and(run_shares::run_id.eq(run_sections::run_id))),
+                .and(run_share_links::run_id.eq(run_sections::run_id))),
         )
         .filter(run_sections::run_id.eq(run.as_uuid()))
-        .filter(run_shares::token.eq(token.expose()))
+        .filter(run_share_links::token_hash.eq(&digest))
         .order(run_sections::position)
         .select(RunSectionRow::as_select())
         .load::<RunSectionRow>(&mut to_sections);
@@ -177,21 +226,22 @@ pub(super) async fn find_shared(
 }
 
 /// What a share link opens, in one round trip: the statements of [`find_shared`] and the
-/// run's tasks, each finding the run through its token.
+/// run's tasks, each finding the run through its link.
 pub(super) async fn read_shared(
     conn: &AsyncPgConnection,
     run: RunId,
     token: &ShareToken,
 ) -> DomainResult<(Run, Share, Vec<RunTask>)> {
     let mut to_tasks = conn;
+    let digest = token.digest();
     let tasks = run_tasks::table
         .inner_join(
-            run_shares::table.on(run_shares::team_id
+            run_share_links::table.on(run_share_links::team_id
                 .eq(run_tasks::team_id)
-                .and(run_shares::run_id.eq(run_tasks::run_id))),
+                .and(run_share_links::run_id.eq(run_tasks::run_id))),
         )
         .filter(run_tasks::run_id.eq(run.as_uuid()))
-        .filter(run_shares::token.eq(token.expose()))
+        .filter(run_share_links::token_hash.eq(&digest))
         .order(run_tasks::position)
         .select(RunTaskRow::as_select())
         .load::<RunTaskRow>(&mut to_tasks)

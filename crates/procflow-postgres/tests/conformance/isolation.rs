@@ -213,18 +213,10 @@ async fn records_of_two_teams_with_the_same_ids_stay_apart(env: Env) {
         .invite_guest(&env.team, run, Invitation::default())
         .await
         .unwrap();
-    let (opened, share) = env
-        .store
-        .find_shared_run(run, &shared.share.token)
-        .await
-        .unwrap();
+    let (opened, share) = env.store.find_shared_run(run, &shared.token).await.unwrap();
     assert_eq!(opened.team_id, env.team.id);
     assert_eq!(share, shared.share);
-    let (_, _, shared_tasks) = env
-        .store
-        .read_shared_run(run, &shared.share.token)
-        .await
-        .unwrap();
+    let (_, _, shared_tasks) = env.store.read_shared_run(run, &shared.token).await.unwrap();
     assert_eq!(
         shared_tasks.iter().map(|t| t.id).collect::<Vec<_>>(),
         new_run.tasks.iter().map(|t| t.id).collect::<Vec<_>>(),

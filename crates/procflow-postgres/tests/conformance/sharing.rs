@@ -1,4 +1,5 @@
-//! Sharing through `RunStore`: the share, the one guest, and the link's token.
+//! Sharing through `RunStore`: the share, the one guest, and the links (their tokens kept as
+//! digests).
 
 use procflow_domain::error::{DomainError, Resource};
 use procflow_domain::sharing::Invitation;
@@ -39,10 +40,14 @@ async fn inviting_shares_the_run_and_records_one_guest(env: Env) {
         .invite_guest(&env.team, run.id, invitation.clone())
         .await
         .unwrap();
-    assert_eq!(
-        invited.share.token, anonymous.share.token,
-        "inviting again keeps the token"
+    assert_ne!(
+        invited.token, anonymous.token,
+        "inviting again makes a link of its own"
     );
+    for link in [&anonymous.token, &invited.token] {
+        let (opened, _) = env.store.find_shared_run(run.id, link).await.unwrap();
+        assert_eq!(opened.id, run.id, "every link of the run opens it");
+    }
     let guest = invited.invited.clone().unwrap();
     assert_eq!(guest.reminder_days, 3);
     let share = env
@@ -102,7 +107,7 @@ async fn the_link_opens_the_run_only_with_its_token_and_while_shared(env: Env) {
         .invite_guest(&env.team, run.id, Invitation::default())
         .await
         .unwrap();
-    let token = shared.share.token.clone();
+    let token = shared.token.clone();
     let (opened, share) = env.store.find_shared_run(run.id, &token).await.unwrap();
     assert_eq!(opened.id, run.id);
     assert_eq!(opened.sections, template.sections);
@@ -140,10 +145,68 @@ async fn the_link_opens_the_run_only_with_its_token_and_while_shared(env: Env) {
         .invite_guest(&env.team, run.id, Invitation::default())
         .await
         .unwrap();
-    assert_ne!(
-        reshared.share.token, token,
-        "a voided token is never reused"
+    assert_ne!(reshared.token, token, "a voided token is never reused");
+    assert_eq!(
+        env.store.find_shared_run(run.id, &token).await.unwrap_err(),
+        not_found,
+        "sharing again does not revive the links voided"
     );
+}
+
+conformance_test!(a_link_is_added_only_to_a_shared_run_and_voided_with_the_others);
+async fn a_link_is_added_only_to_a_shared_run_and_voided_with_the_others(env: Env) {
+    let Started { run, .. } = started(&env).await;
+    let now = env.clock_now();
+    let extra = ShareToken::new("an-extra-link-for-an-email".into());
+    assert!(
+        !env.store
+            .add_share_link(env.team.id, run.id, &extra, now)
+            .await
+            .unwrap(),
+        "a run not shared gets no link"
+    );
+    assert_eq!(
+        env.store.find_shared_run(run.id, &extra).await.unwrap_err(),
+        DomainError::NotFound(Resource::Run)
+    );
+    let shared = env
+        .procflow
+        .invite_guest(&env.team, run.id, Invitation::default())
+        .await
+        .unwrap();
+    assert!(
+        !env.store
+            .add_share_link(env.other.id, run.id, &extra, now)
+            .await
+            .unwrap(),
+        "nor another team's"
+    );
+    assert!(
+        env.store
+            .add_share_link(env.team.id, run.id, &extra, now)
+            .await
+            .unwrap()
+    );
+    for link in [&shared.token, &extra] {
+        let (opened, _) = env.store.find_shared_run(run.id, link).await.unwrap();
+        assert_eq!(opened.id, run.id);
+    }
+    let other_run = started(&env).await.run;
+    assert_eq!(
+        env.store
+            .find_shared_run(other_run.id, &extra)
+            .await
+            .unwrap_err(),
+        DomainError::NotFound(Resource::Run),
+        "a link opens its own run only"
+    );
+    env.procflow.stop_sharing(&env.team, run.id).await.unwrap();
+    for link in [&shared.token, &extra] {
+        assert_eq!(
+            env.store.find_shared_run(run.id, link).await.unwrap_err(),
+            DomainError::NotFound(Resource::Run)
+        );
+    }
 }
 
 conformance_test!(the_guests_first_engagement_is_recorded_once);
@@ -190,7 +253,7 @@ async fn the_guests_first_engagement_is_recorded_once(env: Env) {
     );
     let (_, share) = env
         .store
-        .find_shared_run(run.id, &shared.share.token)
+        .find_shared_run(run.id, &shared.token)
         .await
         .unwrap();
     assert_eq!(share.guest.unwrap().engaged_at, Some(first));

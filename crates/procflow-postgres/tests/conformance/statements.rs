@@ -228,11 +228,7 @@ async fn the_guest_page_of_a_run_of_500_tasks_is_read_in_three_statements() {
         .invite_guest(&env.team, run.id, Invitation::default())
         .await
         .unwrap();
-    let (read, count) = statements(
-        &env,
-        env.procflow.open_shared_run(run.id, &shared.share.token),
-    )
-    .await;
+    let (read, count) = statements(&env, env.procflow.open_shared_run(run.id, &shared.token)).await;
     assert_eq!(read.unwrap().tasks.len(), 500);
     // The run with its share, its sections, its tasks: sent together, one round trip.
     assert_eq!(count, 3);

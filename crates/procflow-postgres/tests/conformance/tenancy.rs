@@ -32,9 +32,10 @@ const GLOBAL_UNIQUE_INDEXES: &[(&str, &str)] = &[
          team is known (docs/scaling.md: a lookup of every shard, or a directory table)",
     ),
     (
-        "run_shares_token",
-        "a share link names its run by token alone (no team in the URL); distributed, it \
-         becomes a plain index and the lookup a query of every shard (docs/scaling.md)",
+        "run_share_links_token_hash",
+        "a share link names its run by its token alone (no team in the URL), found by the \
+         token's digest; distributed, it becomes a plain index and the lookup a query of every \
+         shard (docs/scaling.md)",
     ),
 ];
 
@@ -265,7 +266,7 @@ fn the_rule_catches_each_way_a_table_can_break_it() {
         "outbox_fk: outbox [\"run_id\"] -> runs [\"id\"] does not go through team_id",
         "outbox_by_id on outbox [\"id\"]: a unique index of a tenant table without team_id",
         "api_keys_key_hash_key: listed in GLOBAL_UNIQUE_INDEXES but not in the schema",
-        "run_shares_token: listed in GLOBAL_UNIQUE_INDEXES but not in the schema",
+        "run_share_links_token_hash: listed in GLOBAL_UNIQUE_INDEXES but not in the schema",
     ];
     assert_eq!(found.len(), expected.len(), "{found:#?}");
     for (found, expected) in found.iter().zip(expected) {

@@ -281,6 +281,30 @@ async fn refusals_name_what_is_wrong() {
         blank,
         json!({"error": {"code": "validation_error", "message": "--name: must not be blank"}})
     );
+    // A team's name is the sender's name of its emails: a line break would add a header.
+    for name in ["Acme\r\nBcc: evil@example.org", "Acme\nOps", "Acme\u{7f}"] {
+        let refused = create_team(&admin, name, "a@b.example").await;
+        assert_eq!(
+            refused,
+            json!({"error": {"code": "validation_error", "message":
+                "--name: must not contain control characters (line breaks, tabs, NUL, ...)"}}),
+            "{name:?}"
+        );
+    }
+    let refused = run(
+        &admin,
+        &[
+            "create-team",
+            "--name",
+            "Acme",
+            "--admin-email",
+            "a@b.example",
+            "--admin-name",
+            "Boss\r\nX: y",
+        ],
+    )
+    .await;
+    assert_eq!(error_code(&refused), Some("validation_error"), "{refused}");
     for args in [
         vec!["add-member", "--team", nobody, "--email", "a@b.example"],
         vec!["set-member", "--team", nobody, "--email", "a@b.example"],

@@ -48,7 +48,7 @@ async fn shared_run(tasks: usize) -> SharedRun {
         .await
         .unwrap();
     procflow
-        .open_shared_run(run.id, &share.share.token)
+        .open_shared_run(run.id, &share.token)
         .await
         .unwrap()
 }

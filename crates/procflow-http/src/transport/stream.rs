@@ -1,0 +1,319 @@
+//! The connection as actix sees it: the client's bytes passed on a whole request head at a
+//! time (checked first: a refused head reaches actix as a request for the refusal's answer),
+//! bodies within their time limit, and writes that the client must take within theirs.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::time::{Sleep, sleep};
+
+use super::chunked::{Chunked, Step};
+use super::head::{Framing, Inspection, Refusal, inspect};
+use super::{BodyFault, Connection, Limits, REFUSAL_PATH};
+
+/// Where the reading of the client's bytes stands.
+enum Reading {
+    /// Gathering a request head.
+    Head,
+    /// In a body of this many more bytes.
+    Length(u64),
+    /// In a chunked body.
+    Chunked(Chunked),
+    /// In a body that lasts until the connection ends.
+    Rest,
+    /// Nothing more is passed on: after a refusal, or a body that broke its rules.
+    Ended,
+}
+
+/// A client's connection, guarded (see the module's doc).
+pub struct Guarded<S> {
+    io: S,
+    limits: Arc<Limits>,
+    connection: Arc<Connection>,
+    reading: Reading,
+    /// The head being gathered.
+    head: Vec<u8>,
+    /// Bytes checked and ready for actix, from `ready_at`.
+    ready: Vec<u8>,
+    ready_at: usize,
+    head_timer: Option<Pin<Box<Sleep>>>,
+    body_timer: Option<Pin<Box<Sleep>>>,
+    write_timer: Option<Pin<Box<Sleep>>>,
+    /// Set once the sending side is shut: how long what the client still sends is drained.
+    linger: Option<Pin<Box<Sleep>>>,
+}
+
+/// How much is read from the client at once.
+const READ_CHUNK: usize = 8 * 1024;
+
+/// How long a connection being closed drains what its client still sends: actix's own
+/// `client_disconnect_timeout`.
+const LINGER: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl<S> Guarded<S> {
+    /// The connection `io`, guarded by `limits`; its first head must arrive within the head
+    /// time limit from now.
+    pub fn new(io: S, limits: Arc<Limits>) -> Self {
+        let head_timer = Some(Box::pin(sleep(limits.head_timeout)));
+        Self {
+            io,
+            limits,
+            connection: Arc::new(Connection::default()),
+            reading: Reading::Head,
+            head: Vec::new(),
+            ready: Vec::new(),
+            ready_at: 0,
+            head_timer,
+            body_timer: None,
+            write_timer: None,
+            linger: None,
+        }
+    }
+
+    /// What the connection's requests may learn of it (a refusal, a body's fault).
+    #[must_use]
+    pub fn connection(&self) -> Arc<Connection> {
+        self.connection.clone()
+    }
+
+    /// Takes in bytes the client sent.
+    fn feed(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            match &mut self.reading {
+                Reading::Head => {
+                    if self.head.is_empty() && self.head_timer.is_none() {
+                        self.head_timer = Some(Box::pin(sleep(self.limits.head_timeout)));
+                    }
+                    self.head.extend_from_slice(bytes);
+                    bytes = &[];
+                    if let Some(rest) = self.examine() {
+                        self.feed(&rest);
+                    }
+                }
+                Reading::Length(remaining) => {
+                    let take = bytes
+                        .len()
+                        .min(usize::try_from(*remaining).unwrap_or(usize::MAX));
+                    self.ready.extend_from_slice(&bytes[..take]);
+                    bytes = &bytes[take..];
+                    *remaining -= take as u64;
+                    if *remaining == 0 {
+                        self.body_done();
+                    }
+                }
+                Reading::Chunked(chunked) => {
+                    let (used, step) = chunked.advance(bytes);
+                    self.ready.extend_from_slice(&bytes[..used]);
+                    bytes = &bytes[used..];
+                    match step {
+                        Step::More => {}
+                        Step::End => self.body_done(),
+                        Step::Malformed(why) => {
+                            tracing::warn!(
+                                reason = why,
+                                "a chunked request body broke its grammar; the connection ends"
+                            );
+                            self.connection.fault(BodyFault::Malformed(why));
+                            self.end();
+                            bytes = &[];
+                        }
+                    }
+                }
+                Reading::Rest => {
+                    self.ready.extend_from_slice(bytes);
+                    bytes = &[];
+                }
+                Reading::Ended => bytes = &[],
+            }
+        }
+    }
+
+    /// Looks at the head gathered: a whole one is passed on (answering the bytes after it), a
+    /// refused one becomes the request for its refusal.
+    fn examine(&mut self) -> Option<Vec<u8>> {
+        match inspect(&self.head) {
+            Inspection::Partial => None,
+            Inspection::Refused(refusal) => {
+                self.refuse(refusal);
+                None
+            }
+            Inspection::Complete { len, framing } => {
+                let rest = self.head.split_off(len);
+                self.ready.append(&mut self.head);
+                self.head_timer = None;
+                self.reading = match framing {
+                    Framing::None => Reading::Head,
+                    Framing::Length(n) => Reading::Length(n),
+                    Framing::Chunked => Reading::Chunked(Chunked::default()),
+                    Framing::Rest => Reading::Rest,
+                };
+                if !matches!(self.reading, Reading::Head) {
+                    self.body_timer = Some(Box::pin(sleep(self.limits.body_timeout)));
+                }
+                Some(rest)
+            }
+        }
+    }
+
+    fn body_done(&mut self) {
+        self.reading = Reading::Head;
+        self.body_timer = None;
+    }
+
+    /// Passes on the request for `refusal`'s answer, and nothing after it.
+    fn refuse(&mut self, refusal: Refusal) {
+        self.connection.refuse(refusal);
+        self.head.clear();
+        self.ready.extend_from_slice(
+            format!("GET {REFUSAL_PATH} HTTP/1.1\r\nHost: procflow\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        );
+        self.end();
+    }
+
+    fn end(&mut self) {
+        self.reading = Reading::Ended;
+        self.head_timer = None;
+        self.body_timer = None;
+    }
+
+    /// Whether the time of the head or of the body being read has run out (and if not, wakes
+    /// the task when it does).
+    fn check_timers(&mut self, cx: &mut Context<'_>) {
+        if let Some(timer) = self.head_timer.as_mut()
+            && timer.as_mut().poll(cx).is_ready()
+        {
+            self.refuse(Refusal::head_timeout(self.limits.head_timeout));
+            return;
+        }
+        if let Some(timer) = self.body_timer.as_mut()
+            && timer.as_mut().poll(cx).is_ready()
+        {
+            let limit = self.limits.body_timeout;
+            tracing::warn!(
+                timeout_ms = limit.as_millis() as u64,
+                "a request body did not arrive in time; the connection ends"
+            );
+            self.connection.fault(BodyFault::TimedOut(limit));
+            self.end();
+        }
+    }
+
+    /// A write that waits for the client: pending until the write time limit, then an error
+    /// that ends the connection.
+    fn stalled<T>(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<T>> {
+        let limit = self.limits.write_timeout;
+        let timer = self
+            .write_timer
+            .get_or_insert_with(|| Box::pin(sleep(limit)));
+        if timer.as_mut().poll(cx).is_ready() {
+            tracing::warn!(
+                timeout_ms = limit.as_millis() as u64,
+                "a client did not take its response in time; the connection ends"
+            );
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the client did not take its response in time",
+            )));
+        }
+        Poll::Pending
+    }
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Guarded<S> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        loop {
+            if this.ready_at < this.ready.len() {
+                let n = buf.remaining().min(this.ready.len() - this.ready_at);
+                buf.put_slice(&this.ready[this.ready_at..this.ready_at + n]);
+                this.ready_at += n;
+                if this.ready_at == this.ready.len() {
+                    this.ready.clear();
+                    this.ready_at = 0;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            if matches!(this.reading, Reading::Ended) {
+                // The end of the stream, as far as actix is concerned.
+                return Poll::Ready(Ok(()));
+            }
+            this.check_timers(cx);
+            if this.ready_at < this.ready.len() || matches!(this.reading, Reading::Ended) {
+                continue;
+            }
+            let mut chunk = [0_u8; READ_CHUNK];
+            let mut read = ReadBuf::new(&mut chunk);
+            match Pin::new(&mut this.io).poll_read(cx, &mut read) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
+                Poll::Ready(Ok(())) if read.filled().is_empty() => {
+                    // The client is done: whatever head it left unfinished goes nowhere.
+                    this.end();
+                }
+                Poll::Ready(Ok(())) => this.feed(read.filled()),
+            }
+        }
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for Guarded<S> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        match Pin::new(&mut this.io).poll_write(cx, buf) {
+            Poll::Pending => this.stalled(cx),
+            done => done,
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        match Pin::new(&mut this.io).poll_flush(cx) {
+            // Everything written was taken: the next wait starts its own clock.
+            Poll::Ready(Ok(())) => {
+                this.write_timer = None;
+                Poll::Ready(Ok(()))
+            }
+            Poll::Pending => this.stalled(cx),
+            failed => failed,
+        }
+    }
+
+    /// Ends the sending side, then reads and drops what the client still sends (for at most
+    /// 1 s, actix's own `client_disconnect_timeout`), so that closing with its bytes unread
+    /// does not reset the connection before the client has read the answer (a refusal of a
+    /// head it had not finished sending, say).
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if this.linger.is_none() {
+            std::task::ready!(Pin::new(&mut this.io).poll_shutdown(cx))?;
+            this.linger = Some(Box::pin(sleep(LINGER)));
+        }
+        loop {
+            if let Some(linger) = this.linger.as_mut()
+                && linger.as_mut().poll(cx).is_ready()
+            {
+                return Poll::Ready(Ok(()));
+            }
+            let mut chunk = [0_u8; READ_CHUNK];
+            let mut read = ReadBuf::new(&mut chunk);
+            match Pin::new(&mut this.io).poll_read(cx, &mut read) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Ok(())) if !read.filled().is_empty() => {}
+                // The client closed (or broke) its side: done.
+                Poll::Ready(_) => return Poll::Ready(Ok(())),
+            }
+        }
+    }
+}

@@ -15,5 +15,6 @@ mod server {
     pub mod secrets;
     pub mod serve;
     pub mod support;
+    pub mod takeover;
     pub mod worker;
 }

@@ -112,8 +112,8 @@ fuzz-ci: postgres-tools
 	@CARGO="$(CARGO)" FUZZ_SEED=$${FUZZ_SEED:-20261125} FUZZ_MAX_EXAMPLES=$${FUZZ_MAX_EXAMPLES:-60} \
 		FUZZ_MAX_TIME=$${FUZZ_MAX_TIME:-300} scripts/fuzz.sh
 
-## kill -9 under write load, PostgreSQL restarted under load, pool exhaustion, a keyless flood
-## from one address; prints a table.
+## kill -9 under write load (restarted, and beside a live instance), PostgreSQL restarted under
+## load, pool exhaustion, a keyless flood from one address; prints a table.
 ## Not part of `make test`. docs/reliability.md.
-chaos: postgres-tools
+chaos: postgres-tools mail-tools
 	@CARGO="$(CARGO)" scripts/chaos.sh

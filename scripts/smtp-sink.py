@@ -3,8 +3,9 @@
 scripts/ensure-smtp.sh makes). Binds 127.0.0.1 on a free port and prints `port <n>`, then one
 JSON line per message accepted (and one per recipient refused): envelope sender and recipients, and the parsed headers and
 parts. Recipients whose local part starts with `soft-` are refused with a 451 the first time
-they are seen (then accepted); `hard-` ones always with a 550. Stops on stdin's end, so it
-never outlives the test that started it."""
+they are seen (then accepted); `hard-` ones always with a 550; a message to a `slow-` one is
+reported at once and answered after a pause (a server that takes its time, so that senders
+hold it in flight). Stops on stdin's end, so it never outlives the test that started it."""
 import asyncio
 import email
 import email.policy
@@ -14,6 +15,8 @@ import sys
 from aiosmtpd.smtp import SMTP
 
 seen = set()
+# How long a message to a `slow-` recipient waits for its answer, in seconds.
+SLOW_PAUSE = 0.1
 
 
 class Handler:
@@ -46,6 +49,8 @@ class Handler:
             "text": parts.get("text/plain"),
             "html": parts.get("text/html"),
         }), flush=True)
+        if any(r.split("@", 1)[0].startswith("slow-") for r in envelope.rcpt_tos):
+            await asyncio.sleep(SLOW_PAUSE)
         return "250 Message accepted"
 
 

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use procflow_domain::ids::HolderId;
 use procflow_domain::ports::Clock;
 use procflow_domain::service::{MailPorts, Mailer, WebhookPorts, Webhooks};
 use procflow_memory::FixedClock;
@@ -70,6 +71,7 @@ impl MailWorld {
             sender,
             WorkerConfig::default(),
             Duration::from_secs(3600),
+            HolderId::from_uuid(uuid::Uuid::now_v7()),
         );
         Self { webhooks, channel }
     }

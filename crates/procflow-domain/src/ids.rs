@@ -108,6 +108,12 @@ typed_id!(
     /// An email to send (a notification or an invitation).
     EmailId
 );
+typed_id!(
+    /// A worker process that holds leased jobs: chosen when it starts, never reused, so that a
+    /// restarted process is a new holder and its predecessor's jobs are recognisably not its
+    /// own.
+    HolderId
+);
 
 #[cfg(test)]
 mod tests {

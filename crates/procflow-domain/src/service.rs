@@ -10,7 +10,7 @@ mod sharing;
 mod templates;
 mod webhooks;
 
-pub use attempts::{AttemptPorts, Attempts, Claim};
+pub use attempts::{AttemptPorts, Attempts};
 pub use batch::UpdateTasks;
 pub use guest::{GuestPost, SharedRun};
 pub use mail::{MailPorts, Mailer};

@@ -1,14 +1,16 @@
 //! The one leased queue in memory, for every kind of job: claims oldest due first under a
-//! lease, outcomes fenced by it, give-backs, the backlog and the sweep, as PostgreSQL's one
+//! lease (taking over those whose holder stopped renewing), renewals by holder, outcomes
+//! fenced by the lease token, give-backs, the backlog and the sweep, as PostgreSQL's one
 //! statement builder (`procflow-postgres`'s `store/queue.rs`) does them. What a job carries
 //! and what its outcome changes besides its row is the job's (`StoredJob`, in `state/leased.rs`,
 //! implemented beside each job's other ports).
 
 use async_trait::async_trait;
 use procflow_domain::error::DomainResult;
+use procflow_domain::ids::HolderId;
 use procflow_domain::ports::{Backlog, LeasedQueue};
+use procflow_domain::queue::{Claim, Lease, Takeover};
 use time::OffsetDateTime;
-use uuid::Uuid;
 
 use crate::state::{LeasedRow, Stage, StoredJob};
 use crate::store::InMemoryStore;
@@ -19,9 +21,8 @@ impl<J: StoredJob> LeasedQueue<J> for InMemoryStore {
         &self,
         limit: usize,
         now: OffsetDateTime,
-        lease_until: OffsetDateTime,
-        lease: Uuid,
-    ) -> DomainResult<Vec<J::Claimed>> {
+        lease: &Lease,
+    ) -> DomainResult<Claim<J>> {
         let mut state = self.state();
         let rows = J::rows(&mut state);
         let mut due: Vec<usize> = (0..rows.len())
@@ -29,13 +30,35 @@ impl<J: StoredJob> LeasedQueue<J> for InMemoryStore {
             .collect();
         due.sort_by_key(|&i| (rows[i].due_at(), rows[i].key().1));
         due.truncate(limit);
+        // Whose each row was, when its lease had run out: the takeovers to report.
+        let former: Vec<Option<Option<HolderId>>> = due
+            .iter()
+            .map(|&i| (rows[i].stage() == Stage::Held).then(|| rows[i].hold().map(|h| h.holder)))
+            .collect();
         for &i in &due {
-            rows[i].take(now, lease_until, lease);
+            rows[i].take(now, lease);
         }
-        Ok(due
-            .into_iter()
-            .filter_map(|i| J::claimed(&state, i, lease))
-            .collect())
+        let mut claim = Claim::default();
+        let mut taken_from = Vec::new();
+        for (i, former) in due.into_iter().zip(former) {
+            if let Some(job) = J::claimed(&state, i, lease.token) {
+                claim.jobs.push(job);
+                taken_from.extend(former);
+            }
+        }
+        claim.taken_over = Takeover::tally(taken_from);
+        Ok(claim)
+    }
+
+    async fn renew(&self, holder: HolderId, until: OffsetDateTime) -> DomainResult<u64> {
+        let mut renewed = 0;
+        for row in J::rows(&mut self.state()) {
+            if row.stage() == Stage::Held && row.hold().is_some_and(|h| h.holder == holder) {
+                row.renew(until);
+                renewed += 1;
+            }
+        }
+        Ok(renewed)
     }
 
     async fn settle(&self, settled: &[(J::Claimed, J::Settlement)]) -> DomainResult<Vec<bool>> {
@@ -43,9 +66,11 @@ impl<J: StoredJob> LeasedQueue<J> for InMemoryStore {
         Ok(settled
             .iter()
             .map(|(claimed, settlement)| {
-                let (key, lease) = (J::key(claimed), J::lease(claimed));
+                let (key, token) = (J::key(claimed), J::lease(claimed));
                 let held = J::rows(&mut state).iter().position(|row| {
-                    row.key() == key && row.lease() == Some(lease) && row.stage() == Stage::Held
+                    row.key() == key
+                        && row.hold().is_some_and(|h| h.token == token)
+                        && row.stage() == Stage::Held
                 });
                 held.inspect(|&i| J::apply(&mut state, i, settlement))
                     .is_some()
@@ -53,10 +78,10 @@ impl<J: StoredJob> LeasedQueue<J> for InMemoryStore {
             .collect())
     }
 
-    async fn release(&self, lease: Uuid, now: OffsetDateTime) -> DomainResult<u64> {
+    async fn release(&self, holder: HolderId, now: OffsetDateTime) -> DomainResult<u64> {
         let mut released = 0;
         for row in J::rows(&mut self.state()) {
-            if row.lease() == Some(lease) && row.stage() == Stage::Held {
+            if row.stage() == Stage::Held && row.hold().is_some_and(|h| h.holder == holder) {
                 row.give_back(now);
                 released += 1;
             }

@@ -23,7 +23,7 @@ use uuid::Uuid;
 
 pub(crate) use deliveries::DeliveryRow;
 pub(crate) use idempotency::{IdempotencyRecords, Record};
-pub(crate) use leased::{LeasedRow, Stage, StoredJob};
+pub(crate) use leased::{Hold, LeasedRow, Stage, StoredJob};
 pub(crate) use mail::{MailRow, MailState};
 pub(crate) use rate_limits::RateLogs;
 

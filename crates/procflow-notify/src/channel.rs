@@ -1,11 +1,12 @@
 //! The one channel of the worker, for every kind of leased job: claims due jobs through the
-//! domain's [`Attempts`], runs each attempt outside any transaction, records the outcomes in
-//! batches fenced by their lease, gives back what it holds on shutdown, sweeps and reads the
-//! backlog. What differs between webhooks and emails (their fan-out or scheduler, their logs
-//! and metrics) is a [`Hooks`] implementation.
+//! domain's [`Attempts`] (taking over, logging and counting, those of a holder that stopped
+//! renewing), runs each attempt outside any transaction, renews the leases of the jobs in
+//! flight, records the outcomes in batches fenced by their lease, gives back what it holds on
+//! shutdown, sweeps and reads the backlog. What differs between webhooks and emails (their
+//! fan-out or scheduler, their logs and metrics) is a [`Hooks`] implementation.
 
-use std::collections::HashSet;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -13,13 +14,13 @@ use async_trait::async_trait;
 use futures_util::FutureExt;
 use procflow_domain::error::{DomainError, DomainResult};
 use procflow_domain::ports::Backlog;
-use procflow_domain::queue::Job;
+use procflow_domain::queue::{Job, Takeover};
 use procflow_domain::service::Attempts;
 use time::OffsetDateTime;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
-use uuid::Uuid;
 
+use crate::metrics;
 use crate::worker::{Channel, WorkerConfig, jitter, lease_of};
 
 /// What is particular to one kind of job in the worker.
@@ -73,9 +74,19 @@ pub struct QueueChannel<J: Job, H> {
     attempts: Attempts<J>,
     hooks: Arc<H>,
     config: WorkerConfig,
-    leases: Mutex<HashSet<Uuid>>,
+    /// Jobs claimed whose outcome is not recorded yet: what the renewal keeps.
+    in_flight: Arc<AtomicUsize>,
     settler: mpsc::UnboundedSender<Outcome<J>>,
     next_sweep: Mutex<Instant>,
+}
+
+/// One job in flight, counted until its attempt ends (recorded, or aborted on shutdown).
+struct InFlight(Arc<AtomicUsize>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -105,7 +116,7 @@ impl<J: Job, H: Hooks<J>> QueueChannel<J, H> {
             attempts,
             hooks: Arc::new(hooks),
             config,
-            leases: Mutex::default(),
+            in_flight: Arc::default(),
             settler,
             next_sweep: Mutex::new(Instant::now()),
         }
@@ -115,6 +126,25 @@ impl<J: Job, H: Hooks<J>> QueueChannel<J, H> {
     #[must_use]
     pub fn hooks(&self) -> &H {
         &self.hooks
+    }
+
+    /// Logs and counts, once per former holder, the jobs a claim took over.
+    fn taken_over(&self, taken_over: &[Takeover]) {
+        let queue = self.hooks.name();
+        for takeover in taken_over {
+            metrics::takeovers(queue, takeover.jobs);
+            let from = takeover
+                .from
+                .map_or_else(|| "none (an older version)".to_owned(), |h| h.to_string());
+            tracing::warn!(
+                queue,
+                taken_over = takeover.jobs,
+                holder.from = %from,
+                holder.id = %self.attempts.holder(),
+                "took over jobs whose holder stopped renewing their lease (it was killed or \
+                 lost the database); their receivers may see the last attempt again"
+            );
+        }
     }
 }
 
@@ -147,6 +177,7 @@ async fn attempt<J: Job, H: Hooks<J>>(
     attempts: Attempts<J>,
     hooks: Arc<H>,
     settler: mpsc::UnboundedSender<Outcome<J>>,
+    in_flight: InFlight,
 ) {
     let started = Instant::now();
     // A send that panics (a message its library cannot build, say) is a failure the schedule
@@ -179,6 +210,7 @@ async fn attempt<J: Job, H: Hooks<J>>(
             .unwrap_or_else(|_| Err("the recorder stopped".to_owned())),
         Err(_) => Err("the recorder stopped".to_owned()),
     };
+    drop(in_flight);
     hooks.attempted(&claimed, &settlement, &recorded, elapsed);
 }
 
@@ -212,26 +244,39 @@ impl<J: Job, H: Hooks<J>> Channel for QueueChannel<J, H> {
                 return 0;
             }
         };
-        if !claim.jobs.is_empty() {
-            locked(&self.leases).insert(claim.lease);
+        if !claim.taken_over.is_empty() {
+            self.taken_over(&claim.taken_over);
         }
         let started = claim.jobs.len();
+        self.in_flight.fetch_add(started, Ordering::SeqCst);
         for job in claim.jobs {
             tasks.spawn(attempt(
                 job,
                 self.attempts.clone(),
                 self.hooks.clone(),
                 self.settler.clone(),
+                InFlight(self.in_flight.clone()),
             ));
         }
         started
     }
 
-    async fn release(&self) {
-        let leases: Vec<Uuid> = locked(&self.leases).drain().collect();
-        for lease in leases {
-            self.hooks.released(self.attempts.release(lease).await);
+    async fn renew(&self) {
+        let in_flight = self.in_flight.load(Ordering::SeqCst);
+        if in_flight == 0 {
+            return;
         }
+        if let Err(error) = self.attempts.renew(lease_of(&self.config)).await {
+            tracing::warn!(
+                queue = self.hooks.name(), in_flight, %error,
+                "cannot renew the leases of the jobs in flight; another worker takes them over \
+                 if this lasts longer than the lease"
+            );
+        }
+    }
+
+    async fn release(&self) {
+        self.hooks.released(self.attempts.release().await);
     }
 
     async fn upkeep(&self) {

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use procflow_domain::error::{DomainError, DomainResult};
+use procflow_domain::ids::HolderId;
 use procflow_domain::mail::{ClaimedMail, MailSettlement, MailStatus, Mails};
 use procflow_domain::ports::Backlog;
 use procflow_domain::service::{AttemptPorts, Attempts, Mailer};
@@ -42,7 +43,8 @@ pub struct MailHooks {
 
 impl MailChannel {
     /// The channel over the email use cases and a sender, scanning for due notices every
-    /// `scheduler_interval` (the first scan at once).
+    /// `scheduler_interval` (the first scan at once), claiming for `holder` (the worker
+    /// process's, shared with its other channels).
     ///
     /// Starts the task that records outcomes: call it inside a tokio runtime.
     #[must_use]
@@ -51,6 +53,7 @@ impl MailChannel {
         sender: Arc<MailSender>,
         config: WorkerConfig,
         scheduler_interval: Duration,
+        holder: HolderId,
     ) -> Self {
         let ports = mailer.ports().clone();
         let attempts = Attempts::new(
@@ -61,6 +64,7 @@ impl MailChannel {
                 ids: ports.ids,
             },
             config.schedule.clone(),
+            holder,
         );
         let hooks = MailHooks {
             mailer,

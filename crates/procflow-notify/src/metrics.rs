@@ -36,7 +36,16 @@ pub const EMAILS_PENDING: &str = "procflow_email_pending";
 /// admin outbox --dead` lists them).
 pub const OUTBOX_DEAD_TOTAL: &str = "procflow_outbox_dead_total";
 
+/// Counter: jobs a claim took over from a holder that stopped renewing their lease (a worker
+/// killed, or cut off from the database for longer than the lease), by `queue`: `webhook`,
+/// `email`.
+pub const TAKEOVERS_TOTAL: &str = "procflow_queue_takeovers_total";
+
 pub(crate) fn describe() {
+    metrics::describe_counter!(
+        TAKEOVERS_TOTAL,
+        "Jobs taken over from a holder that stopped renewing their lease, by queue"
+    );
     metrics::describe_counter!(
         OUTBOX_DEAD_TOTAL,
         "Outbox events set aside because they cannot be read"
@@ -56,6 +65,10 @@ pub(crate) fn describe() {
         Unit::Seconds,
         "Age of the oldest webhook delivery pending or in flight"
     );
+}
+
+pub(crate) fn takeovers(queue: &'static str, jobs: u64) {
+    metrics::counter!(TAKEOVERS_TOTAL, "queue" => queue).increment(jobs);
 }
 
 pub(crate) fn outbox_dead(count: usize) {

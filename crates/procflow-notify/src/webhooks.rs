@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use procflow_domain::error::{DomainError, DomainResult};
+use procflow_domain::ids::HolderId;
 use procflow_domain::ports::{Backlog, Sender};
 use procflow_domain::service::{AttemptPorts, Attempts, Webhooks};
 use procflow_domain::webhook::{
@@ -28,7 +29,8 @@ pub struct WebhookHooks {
 }
 
 impl WebhookChannel {
-    /// The channel over the webhook use cases and a sender.
+    /// The channel over the webhook use cases and a sender, claiming for `holder` (the
+    /// worker process's, shared with its other channels).
     ///
     /// Starts the task that records outcomes: call it inside a tokio runtime.
     #[must_use]
@@ -36,6 +38,7 @@ impl WebhookChannel {
         webhooks: Webhooks,
         sender: Arc<dyn Sender<Deliveries>>,
         config: WorkerConfig,
+        holder: HolderId,
     ) -> Self {
         let ports = webhooks.ports().clone();
         let attempts = Attempts::new(
@@ -46,6 +49,7 @@ impl WebhookChannel {
                 ids: ports.ids,
             },
             config.schedule.clone(),
+            holder,
         );
         Self::over(
             attempts,

@@ -1,13 +1,16 @@
 //! The delivery worker's loop: over its [`Channel`]s (one [`QueueChannel`](crate::channel::QueueChannel)
 //! per leased queue: webhooks, emails), it dispatches new work, claims due jobs while slots
-//! are free, and keeps house; woken by the work signal, polling as a fallback; on shutdown it
-//! finishes what it holds or gives it back.
+//! are free, and keeps house; woken by the work signal, polling as a fallback; beside it, a
+//! task renews the leases of the jobs in flight, so that they stay this worker's however long
+//! their attempts take, and stop being its own soon after it dies; on shutdown it finishes
+//! what it holds or gives it back.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use procflow_domain::ports::WorkSignal;
+use procflow_domain::queue::RENEWALS_PER_LEASE;
 use procflow_domain::webhook::RetrySchedule;
 use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
@@ -20,8 +23,11 @@ use crate::metrics;
 pub struct WorkerConfig {
     /// Attempts in flight at most.
     pub concurrency: usize,
-    /// How long a claimed delivery (or outbox event) is held before another worker may take
-    /// it; longer than an attempt's time limit.
+    /// How long a claim outlives its holder's last renewal: the jobs in flight are renewed
+    /// [`RENEWALS_PER_LEASE`] times per lease while their attempts run (however long, up to
+    /// each attempt's own time limit), so this is how soon the work of a worker that died is
+    /// taken over by another. Outbox events, whose fan-out is short and repeatable, are held
+    /// this long without renewal.
     pub lease: Duration,
     /// How often to look for work when no signal comes.
     pub poll_interval: Duration,
@@ -39,8 +45,9 @@ pub struct WorkerConfig {
 impl WorkerConfig {
     /// Attempts in flight unless configured.
     pub const DEFAULT_CONCURRENCY: usize = 128;
-    /// The lease unless configured.
-    pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
+    /// The lease unless configured: a dead worker's jobs are taken over within this (plus a
+    /// poll), well inside the 10 s a user would notice.
+    pub const DEFAULT_LEASE: Duration = Duration::from_secs(5);
     /// The poll unless configured: a missed signal delays work by at most this.
     pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
     /// Events per fan-out.
@@ -49,6 +56,14 @@ impl WorkerConfig {
     pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(15);
     /// The gathering delay after a wake-up.
     pub const DEFAULT_GATHER: Duration = Duration::from_millis(20);
+}
+
+impl WorkerConfig {
+    /// How often the leases of the jobs in flight are renewed.
+    #[must_use]
+    pub fn renew_every(&self) -> Duration {
+        self.lease / RENEWALS_PER_LEASE
+    }
 }
 
 impl Default for WorkerConfig {
@@ -77,6 +92,9 @@ pub trait Channel: Send + Sync {
 
     /// Claims up to `free` due items and starts them in `tasks`; answers how many.
     async fn start_due(&self, free: usize, tasks: &mut JoinSet<()>) -> usize;
+
+    /// Renews the leases of the items in flight (none: nothing to do).
+    async fn renew(&self);
 
     /// Gives back what is still held (a shutdown that could not wait).
     async fn release(&self);
@@ -151,9 +169,16 @@ impl Worker {
         tracing::info!(
             concurrency = self.config.concurrency,
             poll_ms = self.config.poll_interval.as_millis() as u64,
+            lease_ms = self.config.lease.as_millis() as u64,
             schedule = %self.config.schedule,
             "the delivery worker is running"
         );
+        // Tasks of their own, one per channel, so that neither a long dispatch or slow claim of
+        // the loop nor the other channel's renewal delays a renewal past the lease.
+        let mut renewing = JoinSet::new();
+        for channel in &self.channels {
+            renewing.spawn(renew(channel.clone(), self.config.renew_every()));
+        }
         let mut tasks = JoinSet::new();
         let mut next_upkeep = Instant::now();
         // `look`: woken by a signal or the poll, so new events may wait to be fanned out.
@@ -197,11 +222,12 @@ impl Worker {
                 () = tokio::time::sleep(self.config.poll_interval) => look = true,
             }
         }
-        self.drain(tasks).await;
+        self.drain(tasks, renewing).await;
     }
 
-    /// Waits for the attempts in flight up to the grace period, then gives back the rest.
-    async fn drain(&self, mut tasks: JoinSet<()>) {
+    /// Waits for the attempts in flight up to the grace period (their leases still renewed),
+    /// then gives back the rest.
+    async fn drain(&self, mut tasks: JoinSet<()>, mut renewing: JoinSet<()>) {
         let in_flight = tasks.len();
         let finished = tokio::time::timeout(self.config.shutdown_grace, async {
             while tasks.join_next().await.is_some() {}
@@ -211,9 +237,21 @@ impl Worker {
             tasks.abort_all();
             while tasks.join_next().await.is_some() {}
         }
+        renewing.abort_all();
+        while renewing.join_next().await.is_some() {}
         for channel in &self.channels {
             channel.release().await;
         }
         tracing::info!(in_flight, "the delivery worker stopped");
+    }
+}
+
+/// Renews the leases of a channel's jobs in flight, every `every`, until aborted.
+async fn renew(channel: Arc<dyn Channel>, every: Duration) {
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        channel.renew().await;
     }
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use procflow_domain::error::{DomainError, DomainResult};
-use procflow_domain::ids::{EmailId, EventId, TeamId};
+use procflow_domain::ids::{EmailId, EventId, HolderId, TeamId};
 use procflow_domain::mail::{
     ClaimedMail, MailContent, MailKind, MailOutcome, MailSettlement, MailStatus, Mails, NewMail,
 };
@@ -106,6 +106,7 @@ fn attempts(store: &Arc<InMemoryStore>, sender: &Arc<Counting>) -> Attempts<Mail
             ids: Arc::new(SequentialIds::default()),
         },
         RetrySchedule::default(),
+        HolderId::from_uuid(Uuid::from_u128(1)),
     )
 }
 

@@ -29,6 +29,7 @@ diesel::table! {
         last_attempt_at -> Nullable<Timestamptz>,
         due_at -> Timestamptz,
         lease -> Nullable<Uuid>,
+        holder -> Nullable<Uuid>,
     }
 }
 
@@ -254,6 +255,7 @@ diesel::table! {
         last_attempt_at -> Nullable<Timestamptz>,
         due_at -> Timestamptz,
         lease -> Nullable<Uuid>,
+        holder -> Nullable<Uuid>,
     }
 }
 

@@ -31,6 +31,7 @@ mod conformance {
     pub mod sharing;
     pub mod statements;
     pub mod support;
+    pub mod takeover;
     pub mod teams;
     pub mod templates;
     pub mod tenancy;

@@ -512,7 +512,7 @@ mod tests {
             "5s,5m,30m,2h,5h,10h,10h"
         );
         assert_eq!(worker.worker.concurrency, 128);
-        assert_eq!(worker.worker.lease, std::time::Duration::from_secs(60));
+        assert_eq!(worker.worker.lease, std::time::Duration::from_secs(5));
         assert_eq!(
             worker.worker.poll_interval,
             std::time::Duration::from_secs(1)

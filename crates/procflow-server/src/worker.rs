@@ -11,6 +11,7 @@ use actix_web::{App, HttpResponse, HttpServer, web};
 use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Args};
 use procflow_domain::duration::{DurationRule, Unit};
+use procflow_domain::ids::HolderId;
 use procflow_domain::ports::StoreStats;
 use procflow_domain::values::Email;
 use procflow_domain::webhook::RetrySchedule;
@@ -21,6 +22,7 @@ use procflow_notify::{
 };
 use procflow_postgres::PgStore;
 use tokio::task::JoinHandle;
+use uuid::Uuid;
 
 use crate::app::{mailer_on, webhooks_on};
 use crate::config::{DEFAULT_SMTP_FROM, Secret};
@@ -56,14 +58,16 @@ pub struct WorkerArgs {
         value_parser = clap::value_parser!(u16).range(1..=1000)
     )]
     pub worker_concurrency: u16,
-    /// How long a worker holds a delivery before another may take it: 500ms, 30s, 5m, 2h or 1d
-    /// (a bare number is seconds), from 1s to 1h; keep it above the 10 s attempt limit, or a
-    /// slow attempt is repeated by another worker
+    /// How soon the deliveries and emails of a worker that died (killed, or cut off from the
+    /// database) are taken over by another: a claim outlives its holder's last renewal by this
+    /// (renewed three times per lease while an attempt runs, so a slow attempt, up to its own
+    /// time limit, stays its worker's); 500ms, 30s, 5m, 2h or 1d (a bare number is seconds),
+    /// from 1s to 1h
     #[arg(
         long = "worker-lease-seconds",
         env = "PROCFLOW_WORKER_LEASE_SECONDS",
         value_name = "DURATION",
-        default_value = "60s",
+        default_value = "5s",
         value_parser = setting::duration(WORKER_LEASE)
     )]
     pub worker_lease: Duration,
@@ -215,14 +219,18 @@ pub fn spawn_worker(
     let sender = Arc::new(HttpSender::new(&settings.sender)?);
     let mail_sender = Arc::new(MailSender::new(&settings.mail)?);
     let mailer = mailer_on(store);
+    // This process, as the holder of whatever its channels claim: new at each start, so that a
+    // restarted process never mistakes its predecessor's claims for its own.
+    let holder = HolderId::from_uuid(Uuid::now_v7());
     // One outbox, taken once: its dispatch queues the webhook deliveries and the emails.
     let webhooks = webhooks_on(store).with_mail(mailer.clone());
-    let channel = WebhookChannel::new(webhooks, sender, settings.worker.clone());
+    let channel = WebhookChannel::new(webhooks, sender, settings.worker.clone(), holder);
     let mail = MailChannel::new(
         mailer,
         mail_sender.clone(),
         settings.worker.clone(),
         settings.scheduler_interval,
+        holder,
     );
     let listener = store.listen();
     let task = Worker::new(
@@ -241,6 +249,7 @@ pub fn spawn_worker(
             .map(|d| d.display().to_string())
             .unwrap_or_default(),
         scheduler.interval_ms = millis(settings.scheduler_interval),
+        worker.holder = %holder,
         worker.lease_ms = millis(settings.worker.lease),
         worker.poll_ms = millis(settings.worker.poll_interval),
         "the delivery worker is started"

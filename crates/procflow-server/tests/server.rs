@@ -16,6 +16,7 @@ mod server {
     pub mod secrets;
     pub mod serve;
     pub mod support;
+    pub mod takeover;
     pub mod transport;
     pub mod worker;
 }

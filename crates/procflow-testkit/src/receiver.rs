@@ -1,7 +1,7 @@
 //! A webhook receiver on loopback for tests and the bench: a small HTTP/1.1 server that keeps
-//! every request it is sent and answers from a script (200 once the script runs out). It can
-//! be stopped (connections refused) and started again on the same port, and made to hold a
-//! request without answering.
+//! every request it is sent, with when it arrived, and answers from a script (200 once the
+//! script runs out). It can be stopped (connections refused) and started again on the same
+//! port, made to hold a request without answering, or to answer after a pause.
 
 #![allow(
     clippy::panic,
@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
@@ -30,6 +30,8 @@ pub struct Received {
     pub headers: Vec<(String, String)>,
     /// The body, byte for byte.
     pub body: Vec<u8>,
+    /// When its last byte arrived.
+    pub at: Instant,
 }
 
 impl Received {
@@ -48,6 +50,8 @@ impl Received {
 pub enum Answer {
     /// This status, with `Retry-After` when given.
     Status(u16, Option<u64>),
+    /// This status after this pause (a receiver that takes its time).
+    After(Duration, u16),
     /// Never answer (the connection stays open until the receiver stops).
     Hang,
 }
@@ -235,6 +239,10 @@ async fn connection(stream: TcpStream, state: Arc<Mutex<State>>, arrived: Arc<No
                 return;
             }
             Answer::Status(status, retry_after) => (status, retry_after),
+            Answer::After(pause, status) => {
+                tokio::time::sleep(pause).await;
+                (status, None)
+            }
         };
         let extra = retry_after.map_or(String::new(), |s| format!("retry-after: {s}\r\n"));
         let response = format!(
@@ -284,5 +292,6 @@ async fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Received> {
         path,
         headers,
         body,
+        at: Instant::now(),
     })
 }

@@ -1,5 +1,5 @@
 //! `Session`: one SQL connection a fault test holds open, to hold locks or transactions while the
-//! app under test works around them.
+//! app under test works around them, or to read what the app left in its tables.
 
 use crate::admin;
 
@@ -29,6 +29,29 @@ impl Session {
         if let Err(err) = admin::execute(&self.client, sql).await {
             fail(&err);
         }
+    }
+
+    /// Runs one query and answers its rows, each column as text (`None` for null): for a test
+    /// that reads what no API shows, such as who holds a job.
+    ///
+    /// # Panics
+    /// When it fails.
+    pub async fn rows(&self, sql: &str) -> Vec<Vec<Option<String>>> {
+        let messages = match self.client.simple_query(sql).await {
+            Ok(messages) => messages,
+            Err(err) => fail(&format!("running `{sql}`: {err}")),
+        };
+        messages
+            .into_iter()
+            .filter_map(|message| match message {
+                tokio_postgres::SimpleQueryMessage::Row(row) => Some(
+                    (0..row.len())
+                        .map(|i| row.get(i).map(str::to_owned))
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .collect()
     }
 }
 

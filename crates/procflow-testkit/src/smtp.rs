@@ -1,7 +1,8 @@
 //! An SMTP server on loopback for the email tests: `scripts/smtp-sink.py` (aiosmtpd) started
 //! from the virtualenv `make mail-tools` makes, on a free port, stopped when dropped. It keeps
-//! every message accepted, parsed; recipients named `soft-...` get a 451 the first time, and
-//! `hard-...` a 550 always.
+//! every message accepted, parsed, with when it arrived; recipients named `soft-...` get a 451
+//! the first time, `hard-...` a 550 always, and a message to `slow-...` is answered after a
+//! pause (100 ms).
 
 #![allow(
     clippy::panic,
@@ -36,6 +37,8 @@ pub struct Email {
     pub text: Option<String>,
     /// The `text/html` part, decoded.
     pub html: Option<String>,
+    /// When the server reported it (as it arrived, before its answer).
+    pub at: Instant,
 }
 
 #[derive(Default)]
@@ -122,6 +125,7 @@ impl SmtpServer {
                     content_type: text(&value, "content_type"),
                     text: value["text"].as_str().map(str::to_owned),
                     html: value["html"].as_str().map(str::to_owned),
+                    at: Instant::now(),
                 };
                 received
                     .lock()

@@ -1,68 +1,59 @@
-//! Scenario 1: `kill -9` of the server under a mixed write load. Clients record every write the
-//! server acknowledged (a 2xx); after a restart each must be there, with its outbox event, and
-//! every event of the feed must reach the webhook receiver at least once.
+//! Scenario 1: `kill -9` of the server under a mixed write load, then a restart. Clients
+//! record every write the server acknowledged (a 2xx); after the restart each must be there,
+//! with its outbox event, every event of the feed must reach the webhook receiver and every
+//! email the SMTP sink; and what the killed server held in flight (the receiver and the sink
+//! take their time, so it holds some) must arrive within 10 s of the restart, repeated only if
+//! it was held.
 
 use std::collections::{BTreeSet, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use procflow_testkit::receiver::Answer;
 use procflow_tests::Remote;
 use reqwest::Method;
-use serde_json::{Value, json};
-use tokio::task::JoinSet;
+use serde_json::Value;
 
-use crate::Rig;
+use crate::held::{
+    Held, email_arrivals, held_by, held_rows, holder_in_log, last_arrival, log_length, queued,
+    repeat_rows, repeated, takeovers_logged, wait_arrived, wait_dispatched, wait_ended,
+    wait_holding, webhook_arrivals,
+};
 use crate::load::ms;
 use crate::table::Table;
+use crate::writes::Writers;
+use crate::{RECEIVER_PAUSE, Rig};
 
-const NAME: &str = "1 kill -9";
+const NAME: &str = "1 kill -9, restart";
 
 /// How long the load runs before the kill.
 const BEFORE_KILL: Duration = Duration::from_secs(4);
 
-/// Writes the server acknowledged, and tasks still to complete.
-#[derive(Default)]
-struct Acked {
-    runs: Vec<String>,
-    /// (run, task)
-    completions: Vec<(String, String)>,
-    invites: Vec<String>,
-    /// Tasks of acknowledged runs not yet completed, and runs not yet invited to.
-    open_tasks: Vec<(String, String)>,
-    uninvited: Vec<String>,
-}
+/// How long to wait, after the load's first seconds, for the server to hold both a delivery
+/// and an email before killing it all the same.
+pub const HOLDING_DEADLINE: Duration = Duration::from_secs(5);
+
+/// How long to wait for everything to arrive before calling it lost.
+const DELIVERY_DEADLINE: Duration = Duration::from_secs(60);
 
 pub async fn run(rig: &mut Rig, table: &mut Table) {
-    let acked = Arc::new(Mutex::new(Acked::default()));
-    let stop = Arc::new(AtomicBool::new(false));
-    let attempts = Arc::new(AtomicUsize::new(0));
-    let mut clients = JoinSet::new();
-    for client in 0..8 {
-        let (team, template) = (rig.team.clone(), rig.template.clone());
-        let (acked, stop, attempts) = (acked.clone(), stop.clone(), attempts.clone());
-        clients.spawn(async move {
-            let mut n = client;
-            while !stop.load(Ordering::SeqCst) {
-                n += 1;
-                attempts.fetch_add(1, Ordering::SeqCst);
-                if !write(&team, &template, &acked, n).await {
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                }
-            }
-        });
-    }
+    rig.receiver
+        .answer_by_default(Answer::After(RECEIVER_PAUSE, 200));
+    let writers = Writers::start(std::slice::from_ref(&rig.team), &rig.template, 8);
     tokio::time::sleep(BEFORE_KILL).await;
+    let dead = holder_in_log(&rig.log, 0).expect("the server's holder in its log");
+    // Mid-delivery: the receiver and the sink take their time, so this is a matter of ms.
+    wait_holding(&rig.db_url, &dead, HOLDING_DEADLINE).await;
     rig.served.kill9();
     // The clients meet the dead server for a moment, then stop.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    stop.store(true, Ordering::SeqCst);
-    while clients.join_next().await.is_some() {}
+    let (attempts, acked) = writers.stop().await;
+    // Nothing changes what a dead process held: read it before the restart.
+    let held = held_by(&rig.db_url, &dead).await;
+    let restarted_log = log_length(&rig.log);
     let restart = Instant::now();
     rig.served.restart().await;
     let restarted_in = restart.elapsed();
 
-    let acked = std::mem::take(&mut *acked.lock().unwrap());
     let team = &rig.team;
     let mut lost = Vec::new();
     for run in &acked.runs {
@@ -123,14 +114,32 @@ pub async fn run(rig: &mut Rig, table: &mut Table) {
         .iter()
         .filter_map(|e| e["id"].as_str().map(str::to_owned))
         .collect();
-    let delivered_in = Instant::now();
-    let undelivered = wait_delivered(rig, &ids, Duration::from_secs(60)).await;
+    // What the dead server held, sent again after the restart.
+    let ended = wait_ended(&rig.db_url, &held, DELIVERY_DEADLINE).await;
+    let (held_missing, held_last) =
+        last_arrival(&held.deliveries, restart, &webhook_arrivals(&rig.receiver));
+    let (held_emails_missing, held_emails_last) =
+        last_arrival(&held.emails, restart, &email_arrivals(&rig.smtp));
+    // Everything, whenever it arrived.
+    let (undelivered, _) = wait_arrived(&ids, rig.started, DELIVERY_DEADLINE, || {
+        webhook_arrivals(&rig.receiver)
+    })
+    .await;
+    let dispatched = wait_dispatched(&rig.db_url, DELIVERY_DEADLINE).await;
+    let emails = queued(&rig.db_url).await.emails;
+    let (unsent, _) = wait_arrived(&emails, rig.started, DELIVERY_DEADLINE, || {
+        email_arrivals(&rig.smtp)
+    })
+    .await;
+    let repeats = repeated(&ids, &webhook_arrivals(&rig.receiver));
+    let email_repeats = repeated(&emails, &email_arrivals(&rig.smtp));
+    let (taken_over, takeover_lines) = takeovers_logged(&rig.log, restarted_log);
 
-    let writes = acked.runs.len() + acked.completions.len() + acked.invites.len();
+    let writes = acked.count();
     table.figure(
         NAME,
         "writes attempted / acknowledged",
-        format!("{} / {writes}", attempts.load(Ordering::SeqCst)),
+        format!("{attempts} / {writes}"),
     );
     table.figure(
         NAME,
@@ -159,84 +168,40 @@ pub async fn run(rig: &mut Rig, table: &mut Table) {
         missing_events == 0,
     );
     table.figure(NAME, "restart to /healthz", ms(restarted_in));
+    held_rows(
+        table,
+        NAME,
+        "restart",
+        &Held {
+            deliveries: (held.deliveries.len(), held_missing, held_last),
+            emails: (held.emails.len(), held_emails_missing, held_emails_last),
+        },
+        ended,
+    );
+    table.check(
+        NAME,
+        "takeovers logged by the restarted server",
+        format!("{taken_over} jobs in {takeover_lines} lines"),
+        taken_over == (held.deliveries.len() + held.emails.len()) as u64,
+    );
     table.check(
         NAME,
         "events delivered to the receiver",
-        format!(
-            "{} of {} (in {})",
-            ids.len() - undelivered,
-            ids.len(),
-            ms(delivered_in.elapsed())
-        ),
+        format!("{} of {}", ids.len() - undelivered, ids.len()),
         undelivered == 0 && !ids.is_empty(),
     );
-}
-
-/// One write, chosen by `n`: start a run, complete a task of an acknowledged run, or invite a
-/// guest to one. Whether an HTTP answer came back.
-async fn write(team: &Remote, template: &str, acked: &Mutex<Acked>, n: usize) -> bool {
-    match n % 3 {
-        1 => {
-            let task = acked.lock().unwrap().open_tasks.pop();
-            if let Some((run, task)) = task {
-                let path = format!("/api/v1/process-runs/{run}/tasks/{task}");
-                let answer = team
-                    .try_call(Method::PATCH, &path, Some(&json!({"completed": true})))
-                    .await;
-                if let Ok((status, _)) = &answer
-                    && status.is_success()
-                {
-                    acked.lock().unwrap().completions.push((run, task));
-                }
-                return answer.is_ok();
-            }
-        }
-        2 => {
-            let run = acked.lock().unwrap().uninvited.pop();
-            if let Some(run) = run {
-                let path = format!("/api/v1/process-runs/{run}/invite");
-                let body = json!({"email": format!("guest-{n}@chaos.example")});
-                let answer = team.try_call(Method::POST, &path, Some(&body)).await;
-                if let Ok((status, _)) = &answer
-                    && status.is_success()
-                {
-                    acked.lock().unwrap().invites.push(run);
-                }
-                return answer.is_ok();
-            }
-        }
-        _ => {}
-    }
-    let body = json!({"template_id": template});
-    let answer = team
-        .try_call(Method::POST, "/api/v1/process-runs", Some(&body))
-        .await;
-    if let Ok((status, run)) = &answer
-        && status.is_success()
-    {
-        let id = run["data"]["id"].as_str().expect("run id").to_owned();
-        {
-            let mut acked = acked.lock().unwrap();
-            acked.runs.push(id.clone());
-            acked.uninvited.push(id.clone());
-        }
-        // A read; its failure (the server killed) only leaves the run's tasks alone.
-        let path = format!("/api/v1/process-runs/{id}/tasks?limit=100");
-        if let Ok((status, page)) = team.try_call(Method::GET, &path, None).await
-            && status.is_success()
-        {
-            let tasks = page["data"].as_array().cloned().unwrap_or_default();
-            let mut acked = acked.lock().unwrap();
-            for task in tasks.iter().filter_map(|t| t["id"].as_str()) {
-                acked.open_tasks.push((id.clone(), task.to_owned()));
-            }
-        }
-    }
-    answer.is_ok()
+    table.check(
+        NAME,
+        "emails sent to the SMTP sink",
+        format!("{} of {}", emails.len() - unsent, emails.len()),
+        dispatched && unsent == 0 && !emails.is_empty(),
+    );
+    repeat_rows(table, NAME, &repeats, &email_repeats, &held);
+    rig.receiver.answer_by_default(Answer::Status(200, None));
 }
 
 /// Every event of the team's feed, oldest first.
-async fn feed(team: &Remote) -> Vec<Value> {
+pub async fn feed(team: &Remote) -> Vec<Value> {
     let mut events = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
@@ -254,23 +219,5 @@ async fn feed(team: &Remote) -> Vec<Value> {
             Some(next) if page["pagination"]["has_more"] == true => cursor = Some(next.to_owned()),
             _ => return events,
         }
-    }
-}
-
-/// How many of `ids` the receiver has not been sent (`webhook-id`) by the deadline.
-async fn wait_delivered(rig: &Rig, ids: &BTreeSet<String>, deadline: Duration) -> usize {
-    let until = Instant::now() + deadline;
-    loop {
-        let seen: HashSet<String> = rig
-            .receiver
-            .received()
-            .iter()
-            .filter_map(|r| r.header("webhook-id").map(str::to_owned))
-            .collect();
-        let missing = ids.iter().filter(|id| !seen.contains(*id)).count();
-        if missing == 0 || Instant::now() >= until {
-            return missing;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }

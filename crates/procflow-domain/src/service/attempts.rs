@@ -1,15 +1,16 @@
-//! The attempt use case of every kind of outbound job: claim due jobs under a lease, send
-//! each through the job's sender, and make of its outcome what the schedule says; the worker
-//! (in `procflow-notify`) decides when, how many at once, and how outcomes are batched.
+//! The attempt use case of every kind of outbound job: claim due jobs under a lease in the
+//! name of one holder, renew that holder's leases while its attempts run, send each job
+//! through the job's sender, and make of its outcome what the schedule says; the worker (in
+//! `procflow-notify`) decides when, how many at once, and how outcomes are batched.
 
 use std::sync::Arc;
 
 use time::{Duration, OffsetDateTime};
-use uuid::Uuid;
 
 use crate::error::DomainResult;
+use crate::ids::HolderId;
 use crate::ports::{Backlog, Clock, IdGenerator, LeasedQueue, Sender};
-use crate::queue::Job;
+use crate::queue::{Claim, Job, Lease};
 use crate::webhook::{RETENTION, RetrySchedule};
 
 /// The adapters [`Attempts`] runs on.
@@ -36,19 +37,11 @@ impl<J: Job> Clone for AttemptPorts<J> {
     }
 }
 
-/// Jobs claimed together, under one lease.
-#[derive(Debug)]
-pub struct Claim<J: Job> {
-    /// The lease they are held under: what [`Attempts::release`] gives back.
-    pub lease: Uuid,
-    /// The jobs, oldest due first.
-    pub jobs: Vec<J::Claimed>,
-}
-
-/// The attempts of one kind of job. Cheap to clone.
+/// The attempts of one kind of job, by one holder. Cheap to clone.
 pub struct Attempts<J: Job> {
     ports: AttemptPorts<J>,
     schedule: RetrySchedule,
+    holder: HolderId,
 }
 
 impl<J: Job> Clone for Attempts<J> {
@@ -56,30 +49,53 @@ impl<J: Job> Clone for Attempts<J> {
         Self {
             ports: self.ports.clone(),
             schedule: self.schedule.clone(),
+            holder: self.holder,
         }
     }
 }
 
 impl<J: Job> Attempts<J> {
-    /// The use case over these adapters, retrying on `schedule`.
+    /// The use case over these adapters, retrying on `schedule`, claiming in the name of
+    /// `holder` (one per worker process, shared by its queues).
     #[must_use]
-    pub fn new(ports: AttemptPorts<J>, schedule: RetrySchedule) -> Self {
-        Self { ports, schedule }
+    pub fn new(ports: AttemptPorts<J>, schedule: RetrySchedule, holder: HolderId) -> Self {
+        Self {
+            ports,
+            schedule,
+            holder,
+        }
     }
 
-    /// Claims up to `limit` due jobs, each held for `lease_for` under a new lease.
+    /// The holder it claims for.
+    #[must_use]
+    pub fn holder(&self) -> HolderId {
+        self.holder
+    }
+
+    /// Claims up to `limit` due jobs, each held for `lease_for` under a new lease token,
+    /// taking over those whose holder stopped renewing their lease.
     ///
     /// # Errors
     /// Store failures.
     pub async fn claim(&self, limit: usize, lease_for: Duration) -> DomainResult<Claim<J>> {
         let now = self.ports.clock.now();
-        let lease = self.ports.ids.new_id();
-        let jobs = self
-            .ports
-            .queue
-            .claim_due(limit, now, now + lease_for, lease)
-            .await?;
-        Ok(Claim { lease, jobs })
+        let lease = Lease {
+            holder: self.holder,
+            token: self.ports.ids.new_id(),
+            until: now + lease_for,
+        };
+        self.ports.queue.claim_due(limit, now, &lease).await
+    }
+
+    /// Renews for `lease_for` the lease of every job the holder still has in flight; answers
+    /// how many.
+    ///
+    /// # Errors
+    /// Store failures: the jobs are then taken over by another worker once their lease runs
+    /// out, as if the holder had died.
+    pub async fn renew(&self, lease_for: Duration) -> DomainResult<u64> {
+        let until = self.ports.clock.now() + lease_for;
+        self.ports.queue.renew(self.holder, until).await
     }
 
     /// Sends `claimed` (unless the job says it is not to be sent) and answers what its
@@ -130,14 +146,14 @@ impl<J: Job> Attempts<J> {
         self.ports.queue.settle(settled).await
     }
 
-    /// Gives back what is still held under `lease`, due at once.
+    /// Gives back what the holder still holds, due at once.
     ///
     /// # Errors
     /// Store failures: the jobs then come back when their lease runs out.
-    pub async fn release(&self, lease: Uuid) -> DomainResult<u64> {
+    pub async fn release(&self) -> DomainResult<u64> {
         self.ports
             .queue
-            .release(lease, self.ports.clock.now())
+            .release(self.holder, self.ports.clock.now())
             .await
     }
 

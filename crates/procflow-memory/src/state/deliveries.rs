@@ -1,16 +1,17 @@
 //! The webhook deliveries the store keeps, with what only the queue sees.
 
+use procflow_domain::queue::Lease;
 use procflow_domain::webhook::{Delivery, DeliveryStatus};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::{LeasedRow, Stage};
+use super::{Hold, LeasedRow, Stage};
 
-/// A delivery with what only the queue sees: its lease and when it is due.
+/// A delivery with what only the queue sees: who holds it and when it is due.
 #[derive(Debug)]
 pub(crate) struct DeliveryRow {
     pub(crate) delivery: Delivery,
-    pub(crate) lease: Option<Uuid>,
+    pub(crate) lease: Option<Hold>,
     pub(crate) due_at: OffsetDateTime,
 }
 
@@ -35,18 +36,25 @@ impl LeasedRow for DeliveryRow {
         self.delivery.created_at
     }
 
-    fn lease(&self) -> Option<Uuid> {
+    fn hold(&self) -> Option<Hold> {
         self.lease
     }
 
-    fn take(&mut self, now: OffsetDateTime, until: OffsetDateTime, lease: Uuid) {
-        self.lease = Some(lease);
-        self.due_at = until;
+    fn take(&mut self, now: OffsetDateTime, lease: &Lease) {
+        self.lease = Some(Hold {
+            holder: lease.holder,
+            token: lease.token,
+        });
+        self.due_at = lease.until;
         let d = &mut self.delivery;
         d.status = DeliveryStatus::Delivering;
         d.attempts += 1;
         d.last_attempt_at = Some(now);
         d.next_attempt_at = None;
+    }
+
+    fn renew(&mut self, until: OffsetDateTime) {
+        self.due_at = until;
     }
 
     fn give_back(&mut self, now: OffsetDateTime) {

@@ -2,7 +2,8 @@
 //! which lease), and what each kind of job tells the one leased queue (`leased.rs`) about
 //! itself: the queue works on rows and jobs through these two traits only.
 
-use procflow_domain::queue::Job;
+use procflow_domain::ids::HolderId;
+use procflow_domain::queue::{Job, Lease};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -19,6 +20,13 @@ pub(crate) enum Stage {
     Ended,
 }
 
+/// Who holds a row, under which claim's token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Hold {
+    pub(crate) holder: HolderId,
+    pub(crate) token: Uuid,
+}
+
 /// A queued job as the leased queue reads and changes it.
 pub(crate) trait LeasedRow {
     /// Its team and id: the key every statement names.
@@ -29,10 +37,12 @@ pub(crate) trait LeasedRow {
     fn due_at(&self) -> OffsetDateTime;
     /// When it was created.
     fn created_at(&self) -> OffsetDateTime;
-    /// The lease it is held under.
-    fn lease(&self) -> Option<Uuid>;
-    /// Takes it under `lease` until `until`, counting an attempt started `now`.
-    fn take(&mut self, now: OffsetDateTime, until: OffsetDateTime, lease: Uuid);
+    /// Who holds it, under which token (a held row only).
+    fn hold(&self) -> Option<Hold>;
+    /// Takes it under `lease`, counting an attempt started `now`.
+    fn take(&mut self, now: OffsetDateTime, lease: &Lease);
+    /// Moves the end of its lease to `until`.
+    fn renew(&mut self, until: OffsetDateTime);
     /// Gives it back, due `now`, its attempt uncounted.
     fn give_back(&mut self, now: OffsetDateTime);
 }

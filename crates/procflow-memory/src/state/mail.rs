@@ -4,10 +4,11 @@ use std::collections::{HashMap, HashSet};
 
 use procflow_domain::ids::{RunId, TaskId, TeamId};
 use procflow_domain::mail::{MailStatus, NewMail};
+use procflow_domain::queue::Lease;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::{LeasedRow, Stage};
+use super::{Hold, LeasedRow, Stage};
 
 #[derive(Debug, Default)]
 pub(crate) struct MailState {
@@ -22,7 +23,7 @@ pub(crate) struct MailRow {
     pub(crate) status: MailStatus,
     pub(crate) attempts: u32,
     pub(crate) due_at: OffsetDateTime,
-    pub(crate) lease: Option<Uuid>,
+    pub(crate) lease: Option<Hold>,
 }
 
 impl LeasedRow for MailRow {
@@ -46,15 +47,22 @@ impl LeasedRow for MailRow {
         self.mail.created_at
     }
 
-    fn lease(&self) -> Option<Uuid> {
+    fn hold(&self) -> Option<Hold> {
         self.lease
     }
 
-    fn take(&mut self, _now: OffsetDateTime, until: OffsetDateTime, lease: Uuid) {
+    fn take(&mut self, _now: OffsetDateTime, lease: &Lease) {
         self.status = MailStatus::Sending;
         self.attempts += 1;
+        self.due_at = lease.until;
+        self.lease = Some(Hold {
+            holder: lease.holder,
+            token: lease.token,
+        });
+    }
+
+    fn renew(&mut self, until: OffsetDateTime) {
         self.due_at = until;
-        self.lease = Some(lease);
     }
 
     fn give_back(&mut self, now: OffsetDateTime) {

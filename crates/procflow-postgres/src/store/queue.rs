@@ -1,6 +1,14 @@
 //! The one statement builder of the leased queues (webhook deliveries, emails, and whatever
-//! outbound work comes next): claim, fenced settle, release, backlog and sweep, parameterised
-//! by table and status names, with the binds they share.
+//! outbound work comes next): claim (taking over what a holder stopped renewing), renewal by
+//! holder, fenced settle, release, backlog and sweep, parameterised by table and status names,
+//! with the binds they share.
+//!
+//! A held row's `due_at` is when its lease runs out, `holder` the worker process holding it and
+//! `lease` the claim's fence token. The holder renews `due_at` of all its rows in flight in one
+//! `UPDATE` (by the partial index of held rows); a claim takes due pending rows and held rows
+//! whose `due_at` passed, and tells which were held (a takeover) and by whom, from the row it
+//! locked. The renewal and the claim's `UPDATE` each re-check their condition on the row they
+//! change, so a renewal and a takeover racing for one row cannot both win.
 //!
 //! Shape, for PostgreSQL and for a distributed (Citus) layout alike: every row a statement
 //! changes is named by `(team_id, id)`, and a join (the webhook claim's endpoint) is between
@@ -11,13 +19,16 @@
 
 use async_trait::async_trait;
 use diesel::QueryableByName;
+use diesel::deserialize;
 use diesel::pg::Pg;
 use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
-use diesel::sql_types::{Array, BigInt, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::row::NamedRow;
+use diesel::sql_types::{Array, BigInt, Bool, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::RunQueryDsl;
 use procflow_domain::error::DomainResult;
+use procflow_domain::ids::HolderId;
 use procflow_domain::ports::{Backlog, LeasedQueue};
-use procflow_domain::queue::Job;
+use procflow_domain::queue::{Claim, Job, Lease, Takeover};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -62,12 +73,15 @@ pub(super) struct ClaimShape {
 
 /// A queue's statements, built once.
 pub(super) struct Statements {
-    /// `$1` now, `$2` limit, `$3` lease, `$4` lease until.
+    /// `$1` now, `$2` limit, `$3` lease token, `$4` lease until, `$5` holder; answers the
+    /// queue's `RETURNING` list and `taken_over`, `taken_from`.
     pub(super) claim: String,
+    /// `$1` holder, `$2` until.
+    pub(super) renew: String,
     /// `$1`..`$7` the shared arrays ([`bind_settled`]), then the queue's [`Column`]s; usable
     /// as a CTE's body.
     pub(super) settle: String,
-    /// `$1` lease, `$2` now.
+    /// `$1` holder, `$2` now.
     pub(super) release: String,
     /// `count` and `oldest`.
     pub(super) backlog: String,
@@ -85,17 +99,21 @@ impl QueueTable {
     ) -> Statements {
         let Self { table, held, done } = self;
         let waiting = format!("status IN ('pending', '{held}') AND due_at <= $1");
+        // `due` is read before the `UPDATE` changes the rows, so it still says whether each
+        // was held, and by whom: under the lock of one PostgreSQL, as the row is taken; without
+        // it (Citus), as the claim's snapshot saw it, which only a report reads.
         let claim = format!(
             "WITH due AS ( \
-               SELECT team_id, id FROM {table} WHERE {waiting} \
+               SELECT team_id, id, status = '{held}' AS taken_over, holder AS taken_from \
+               FROM {table} WHERE {waiting} \
                ORDER BY due_at LIMIT $2 {CLAIM_LOCK}) \
              UPDATE {table} q \
              SET status = '{held}', attempts = q.attempts + 1, lease = $3, due_at = $4, \
-                 last_attempt_at = $1 \
+                 last_attempt_at = $1, holder = $5 \
              FROM due{join} \
              WHERE q.team_id = due.team_id AND q.id = due.id \
                AND q.status IN ('pending', '{held}') AND q.due_at <= $1 {on} \
-             RETURNING {returning_claim}",
+             RETURNING {returning_claim}, due.taken_over, due.taken_from",
             join = claim.join,
             on = claim.on,
             returning_claim = claim.returning,
@@ -114,7 +132,8 @@ impl QueueTable {
         let settle = format!(
             "UPDATE {table} q \
              SET status = i.status, error = i.error, last_attempt_at = i.attempted_at, \
-                 due_at = coalesce(i.next_attempt_at, q.due_at), lease = NULL{sets} \
+                 due_at = coalesce(i.next_attempt_at, q.due_at), lease = NULL, \
+                 holder = NULL{sets} \
              FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], \
                          $6::timestamptz[], $7::timestamptz[]{arrays}) \
                   AS i(team_id, id, lease, status, error, attempted_at, next_attempt_at{names}) \
@@ -124,11 +143,14 @@ impl QueueTable {
         );
         Statements {
             claim,
+            renew: format!(
+                "UPDATE {table} SET due_at = $2 WHERE holder = $1 AND status = '{held}'"
+            ),
             settle,
             release: format!(
                 "UPDATE {table} SET status = 'pending', due_at = $2, attempts = attempts - 1, \
-                     lease = NULL \
-                 WHERE lease = $1 AND status = '{held}'"
+                     lease = NULL, holder = NULL \
+                 WHERE holder = $1 AND status = '{held}'"
             ),
             backlog: format!(
                 "SELECT count(*) AS count, min(created_at) AS oldest FROM {table} \
@@ -143,20 +165,38 @@ impl QueueTable {
     }
 }
 
-/// Binds a claim's `$1`..`$4`.
+/// Binds a claim's `$1`..`$5`.
 pub(super) fn bind_claim(
     claim: &str,
     limit: usize,
     now: OffsetDateTime,
-    lease_until: OffsetDateTime,
-    lease: Uuid,
+    lease: &Lease,
 ) -> BoxedSqlQuery<'static, Pg, SqlQuery> {
     diesel::sql_query(claim.to_owned())
         .into_boxed()
         .bind::<Timestamptz, _>(now)
         .bind::<BigInt, _>(i64::try_from(limit).unwrap_or(i64::MAX))
-        .bind::<SqlUuid, _>(lease)
-        .bind::<Timestamptz, _>(lease_until)
+        .bind::<SqlUuid, _>(lease.token)
+        .bind::<Timestamptz, _>(lease.until)
+        .bind::<SqlUuid, _>(lease.holder.as_uuid())
+}
+
+/// A claimed row, with whether it was taken over and from whom.
+pub(super) struct ClaimedRow<R> {
+    row: R,
+    taken_over: bool,
+    taken_from: Option<Uuid>,
+}
+
+// By hand: the derive cannot embed a generic row.
+impl<R: QueryableByName<Pg>> QueryableByName<Pg> for ClaimedRow<R> {
+    fn build<'a>(row: &impl NamedRow<'a, Pg>) -> deserialize::Result<Self> {
+        Ok(Self {
+            row: R::build(row)?,
+            taken_over: NamedRow::get::<Bool, bool>(row, "taken_over")?,
+            taken_from: NamedRow::get::<Nullable<SqlUuid>, Option<Uuid>>(row, "taken_from")?,
+        })
+    }
 }
 
 /// What every queue's settle records of one outcome.
@@ -245,25 +285,47 @@ impl<J: PgJob> LeasedQueue<J> for PgStore {
         &self,
         limit: usize,
         now: OffsetDateTime,
-        lease_until: OffsetDateTime,
-        lease: Uuid,
-    ) -> DomainResult<Vec<J::Claimed>> {
+        lease: &Lease,
+    ) -> DomainResult<Claim<J>> {
         let mut conn = self.conn().await?;
-        let rows: Vec<J::Row> = bind_claim(&J::statements().claim, limit, now, lease_until, lease)
+        let rows: Vec<ClaimedRow<J::Row>> = bind_claim(&J::statements().claim, limit, now, lease)
             .load(&mut conn)
             .await
             .map_err(db_error)?;
-        rows.into_iter().map(|row| J::claimed(row, lease)).collect()
+        let taken_from: Vec<Option<HolderId>> = rows
+            .iter()
+            .filter(|row| row.taken_over)
+            .map(|row| row.taken_from.map(HolderId::from_uuid))
+            .collect();
+        let jobs = rows
+            .into_iter()
+            .map(|row| J::claimed(row.row, lease.token))
+            .collect::<DomainResult<Vec<_>>>()?;
+        Ok(Claim {
+            jobs,
+            taken_over: Takeover::tally(taken_from),
+        })
+    }
+
+    async fn renew(&self, holder: HolderId, until: OffsetDateTime) -> DomainResult<u64> {
+        let mut conn = self.conn().await?;
+        let renewed = diesel::sql_query(J::statements().renew.as_str())
+            .bind::<SqlUuid, _>(holder.as_uuid())
+            .bind::<Timestamptz, _>(until)
+            .execute(&mut conn)
+            .await
+            .map_err(db_error)?;
+        Ok(renewed as u64)
     }
 
     async fn settle(&self, settled: &[(J::Claimed, J::Settlement)]) -> DomainResult<Vec<bool>> {
         <J as PgJob>::settle(self, settled).await
     }
 
-    async fn release(&self, lease: Uuid, now: OffsetDateTime) -> DomainResult<u64> {
+    async fn release(&self, holder: HolderId, now: OffsetDateTime) -> DomainResult<u64> {
         let mut conn = self.conn().await?;
         let released = diesel::sql_query(J::statements().release.as_str())
-            .bind::<SqlUuid, _>(lease)
+            .bind::<SqlUuid, _>(holder.as_uuid())
             .bind::<Timestamptz, _>(now)
             .execute(&mut conn)
             .await

@@ -3,13 +3,15 @@
 
 use std::sync::Arc;
 
+use procflow_domain::error::DomainResult;
 use procflow_domain::event::Event;
-use procflow_domain::ids::{EventId, TeamId};
+use procflow_domain::ids::{EventId, HolderId, TeamId};
 use procflow_domain::mail::Mails;
 use procflow_domain::ports::{
     Clock, DeliveryQueue, EventFeed, IdempotencyStore, LeasedQueue, MailQueue, NoticeStore, Outbox,
     RateLimiter, RunStore, TeamStore, TemplateStore, WebhookStore, WindowLimiter,
 };
+use procflow_domain::queue::{Job, Lease};
 use procflow_domain::service::{Ports, Procflow, WebhookPorts, Webhooks};
 use procflow_domain::team::{Role, Subscription, Team};
 use procflow_domain::webhook::Deliveries;
@@ -101,6 +103,35 @@ impl Queues for dyn Store {
 
     fn mails(&self) -> &dyn LeasedQueue<Mails> {
         self
+    }
+}
+
+/// Claims as a worker of its own would: a new holder, under `token`, until `until`; answers
+/// the jobs (what a takeover reports is the business of `takeover.rs`).
+pub trait ClaimJobs<J: Job> {
+    fn claim_jobs(
+        &self,
+        limit: usize,
+        now: OffsetDateTime,
+        until: OffsetDateTime,
+        token: Uuid,
+    ) -> impl Future<Output = DomainResult<Vec<J::Claimed>>> + Send + '_;
+}
+
+impl<J: Job> ClaimJobs<J> for dyn LeasedQueue<J> + '_ {
+    fn claim_jobs(
+        &self,
+        limit: usize,
+        now: OffsetDateTime,
+        until: OffsetDateTime,
+        token: Uuid,
+    ) -> impl Future<Output = DomainResult<Vec<J::Claimed>>> + Send + '_ {
+        let lease = Lease {
+            holder: HolderId::from_uuid(Uuid::now_v7()),
+            token,
+            until,
+        };
+        async move { Ok(self.claim_due(limit, now, &lease).await?.jobs) }
     }
 }
 

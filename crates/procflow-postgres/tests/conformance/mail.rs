@@ -4,14 +4,15 @@
 
 use std::sync::Arc;
 
-use procflow_domain::ids::{EmailId, EventId};
+use procflow_domain::ids::{EmailId, EventId, HolderId};
 use procflow_domain::mail::{MailContent, MailKind, MailSettlement, MailStatus, NewMail};
 use procflow_domain::ports::Backlog;
+use procflow_domain::queue::Lease;
 use time::macros::datetime;
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
-use super::env::{Env, Queues, Store, conformance_test};
+use super::env::{ClaimJobs, Env, Queues, Store, conformance_test};
 
 const T0: OffsetDateTime = datetime!(2026-03-01 9:00 UTC);
 const LEASE: Duration = Duration::seconds(30);
@@ -37,7 +38,7 @@ fn mail(env: &Env, n: u128, event: u128, at: OffsetDateTime) -> NewMail {
 async fn claim(store: &Arc<dyn Store>, now: OffsetDateTime, lease: Uuid) -> Vec<EmailId> {
     store
         .mails()
-        .claim_due(10, now, now + LEASE, lease)
+        .claim_jobs(10, now, now + LEASE, lease)
         .await
         .unwrap()
         .into_iter()
@@ -80,7 +81,7 @@ async fn an_event_queues_one_email_however_often_it_is_fanned_out(env: Env) {
     let claimed = env
         .store
         .mails()
-        .claim_due(10, T0, T0 + LEASE, Uuid::from_u128(1))
+        .claim_jobs(10, T0, T0 + LEASE, Uuid::from_u128(1))
         .await
         .unwrap();
     assert_eq!(claimed.len(), 2);
@@ -129,7 +130,7 @@ async fn a_leased_email_goes_to_no_other_worker_until_its_lease_runs_out(env: En
     // The lease ran out (its worker died): another worker takes it, as a second attempt.
     let retaken = other
         .mails()
-        .claim_due(10, T0 + LEASE, T0 + 2 * LEASE, Uuid::from_u128(2))
+        .claim_jobs(10, T0 + LEASE, T0 + 2 * LEASE, Uuid::from_u128(2))
         .await
         .unwrap();
     assert_eq!(retaken.len(), 1);
@@ -145,14 +146,14 @@ async fn an_outcome_is_recorded_only_under_the_lease_that_holds_the_email(env: E
     let first = env
         .store
         .mails()
-        .claim_due(10, T0, T0 + LEASE, Uuid::from_u128(1))
+        .claim_jobs(10, T0, T0 + LEASE, Uuid::from_u128(1))
         .await
         .unwrap()
         .remove(0);
     let second = env
         .store
         .mails()
-        .claim_due(10, T0 + LEASE, T0 + 2 * LEASE, Uuid::from_u128(2))
+        .claim_jobs(10, T0 + LEASE, T0 + 2 * LEASE, Uuid::from_u128(2))
         .await
         .unwrap()
         .remove(0);
@@ -189,13 +190,19 @@ async fn a_retry_is_due_when_its_settlement_says_and_a_release_gives_back_uncoun
         .enqueue_mail(&[mail(&env, 1, 1, T0), mail(&env, 2, 2, T0)])
         .await
         .unwrap();
-    let lease = Uuid::from_u128(1);
+    let holder = HolderId::from_uuid(Uuid::from_u128(1));
+    let lease = Lease {
+        holder,
+        token: Uuid::from_u128(1),
+        until: T0 + LEASE,
+    };
     let mut claimed = env
         .store
         .mails()
-        .claim_due(10, T0, T0 + LEASE, lease)
+        .claim_due(10, T0, &lease)
         .await
-        .unwrap();
+        .unwrap()
+        .jobs;
     assert_eq!(claimed.len(), 2);
     let retry_at = T0 + Duration::minutes(5);
     let busy = MailSettlement {
@@ -213,7 +220,7 @@ async fn a_retry_is_due_when_its_settlement_says_and_a_release_gives_back_uncoun
     assert_eq!(
         env.store
             .mails()
-            .release(lease, T0 + Duration::seconds(1))
+            .release(holder, T0 + Duration::seconds(1))
             .await
             .unwrap(),
         1
@@ -221,7 +228,7 @@ async fn a_retry_is_due_when_its_settlement_says_and_a_release_gives_back_uncoun
     let again = env
         .store
         .mails()
-        .claim_due(
+        .claim_jobs(
             10,
             T0 + Duration::seconds(1),
             T0 + LEASE,
@@ -251,7 +258,7 @@ async fn a_retry_is_due_when_its_settlement_says_and_a_release_gives_back_uncoun
     let retried = env
         .store
         .mails()
-        .claim_due(10, retry_at, retry_at + LEASE, Uuid::from_u128(3))
+        .claim_jobs(10, retry_at, retry_at + LEASE, Uuid::from_u128(3))
         .await
         .unwrap();
     assert_eq!(
@@ -277,7 +284,7 @@ async fn the_sweep_removes_ended_emails_before_the_cut_off_only(env: Env) {
     let mut claimed = env
         .store
         .mails()
-        .claim_due(1, old, old + LEASE, Uuid::from_u128(1))
+        .claim_jobs(1, old, old + LEASE, Uuid::from_u128(1))
         .await
         .unwrap();
     let ended = claimed.remove(0);

@@ -3,7 +3,8 @@
 
 use procflow_domain::error::{DomainError, Resource};
 use procflow_domain::etag::{ETag, IfMatch, Tagged};
-use procflow_domain::ids::{DeliveryId, EventId};
+use procflow_domain::ids::{DeliveryId, EventId, HolderId};
+use procflow_domain::queue::Lease;
 use procflow_domain::team::Team;
 use procflow_domain::values::{Limit, PageRequest};
 use procflow_domain::webhook::{
@@ -15,7 +16,7 @@ use procflow_postgres::PoolConfig;
 use time::Duration;
 use uuid::Uuid;
 
-use super::env::{Env, Queues, conformance_test};
+use super::env::{ClaimJobs, Env, Queues, conformance_test};
 use super::support::{document, published, start};
 
 /// Every delivery of `hook` (of the main team), newest first: the first page of its log.
@@ -220,7 +221,7 @@ async fn a_claimed_delivery_is_held_until_its_lease_runs_out_and_fenced_by_it(en
     let claimed = env
         .store
         .deliveries()
-        .claim_due(10, now, lease_until, first)
+        .claim_jobs(10, now, lease_until, first)
         .await
         .unwrap();
     assert_eq!(claimed.len(), 1);
@@ -232,7 +233,7 @@ async fn a_claimed_delivery_is_held_until_its_lease_runs_out_and_fenced_by_it(en
     assert!(
         env.store
             .deliveries()
-            .claim_due(10, now, lease_until, second)
+            .claim_jobs(10, now, lease_until, second)
             .await
             .unwrap()
             .is_empty()
@@ -251,7 +252,7 @@ async fn a_claimed_delivery_is_held_until_its_lease_runs_out_and_fenced_by_it(en
     let retaken = env
         .store
         .deliveries()
-        .claim_due(10, lease_until, lease_until + Duration::seconds(30), second)
+        .claim_jobs(10, lease_until, lease_until + Duration::seconds(30), second)
         .await
         .unwrap();
     assert_eq!(retaken.len(), 1);
@@ -310,7 +311,7 @@ async fn concurrent_claims_never_share_a_delivery(env: Env) {
             claimed.extend(
                 store
                     .deliveries()
-                    .claim_due(3, now, lease_until, Uuid::now_v7())
+                    .claim_jobs(3, now, lease_until, Uuid::now_v7())
                     .await
                     .unwrap(),
             );
@@ -321,7 +322,7 @@ async fn concurrent_claims_never_share_a_delivery(env: Env) {
     let rest = env
         .store
         .deliveries()
-        .claim_due(100, now, lease_until, Uuid::now_v7())
+        .claim_jobs(100, now, lease_until, Uuid::now_v7())
         .await
         .unwrap();
     let mut ids: Vec<_> = a.iter().chain(&b).chain(&rest).map(|d| d.id).collect();
@@ -347,7 +348,7 @@ async fn failures_are_retried_then_counted_and_the_tenth_disables_the_endpoint(e
     let claimed = env
         .store
         .deliveries()
-        .claim_due(1, now, lease, Uuid::now_v7())
+        .claim_jobs(1, now, lease, Uuid::now_v7())
         .await
         .unwrap()
         .remove(0);
@@ -370,7 +371,7 @@ async fn failures_are_retried_then_counted_and_the_tenth_disables_the_endpoint(e
     assert!(
         env.store
             .deliveries()
-            .claim_due(1, now, lease, Uuid::now_v7())
+            .claim_jobs(1, now, lease, Uuid::now_v7())
             .await
             .unwrap()
             .is_empty(),
@@ -379,7 +380,7 @@ async fn failures_are_retried_then_counted_and_the_tenth_disables_the_endpoint(e
     let again = env
         .store
         .deliveries()
-        .claim_due(1, now + Duration::seconds(5), lease, Uuid::now_v7())
+        .claim_jobs(1, now + Duration::seconds(5), lease, Uuid::now_v7())
         .await
         .unwrap()
         .remove(0);
@@ -409,7 +410,7 @@ async fn failures_are_retried_then_counted_and_the_tenth_disables_the_endpoint(e
         let claimed = env
             .store
             .deliveries()
-            .claim_due(1, now + Duration::seconds(5), lease, Uuid::now_v7())
+            .claim_jobs(1, now + Duration::seconds(5), lease, Uuid::now_v7())
             .await
             .unwrap()
             .remove(0);
@@ -482,7 +483,7 @@ async fn a_delivery_resets_the_count_and_a_test_does_not_count(env: Env) {
         let claimed = env
             .store
             .deliveries()
-            .claim_due(1, now, lease, Uuid::now_v7())
+            .claim_jobs(1, now, lease, Uuid::now_v7())
             .await
             .unwrap()
             .remove(0);
@@ -513,7 +514,7 @@ async fn a_delivery_resets_the_count_and_a_test_does_not_count(env: Env) {
     let claimed = env
         .store
         .deliveries()
-        .claim_due(1, now, lease, Uuid::now_v7())
+        .claim_jobs(1, now, lease, Uuid::now_v7())
         .await
         .unwrap()
         .remove(0);
@@ -544,15 +545,37 @@ async fn a_released_delivery_is_due_again_with_its_attempt_uncounted(env: Env) {
         .await
         .unwrap();
     let now = env.clock_now();
-    let lease = Uuid::now_v7();
+    let holder = HolderId::from_uuid(Uuid::now_v7());
+    let lease = Lease {
+        holder,
+        token: Uuid::now_v7(),
+        until: now + Duration::minutes(1),
+    };
     let claimed = env
         .store
         .deliveries()
-        .claim_due(1, now, now + Duration::minutes(1), lease)
+        .claim_due(1, now, &lease)
         .await
-        .unwrap();
-    assert_eq!(env.store.deliveries().release(lease, now).await.unwrap(), 1);
-    assert_eq!(env.store.deliveries().release(lease, now).await.unwrap(), 0);
+        .unwrap()
+        .jobs;
+    let elsewhere = HolderId::from_uuid(Uuid::now_v7());
+    assert_eq!(
+        env.store
+            .deliveries()
+            .release(elsewhere, now)
+            .await
+            .unwrap(),
+        0,
+        "another holder gives back nothing of this one's"
+    );
+    assert_eq!(
+        env.store.deliveries().release(holder, now).await.unwrap(),
+        1
+    );
+    assert_eq!(
+        env.store.deliveries().release(holder, now).await.unwrap(),
+        0
+    );
     let back = env
         .store
         .get_delivery(env.team.id, claimed[0].id)
@@ -562,7 +585,7 @@ async fn a_released_delivery_is_due_again_with_its_attempt_uncounted(env: Env) {
     assert_eq!(
         env.store
             .deliveries()
-            .claim_due(10, now, now + Duration::minutes(1), Uuid::now_v7())
+            .claim_jobs(10, now, now + Duration::minutes(1), Uuid::now_v7())
             .await
             .unwrap()
             .len(),
@@ -586,7 +609,7 @@ async fn the_log_is_newest_first_filtered_paged_and_team_scoped(env: Env) {
     let claimed = env
         .store
         .deliveries()
-        .claim_due(1, now, now + Duration::minutes(1), Uuid::now_v7())
+        .claim_jobs(1, now, now + Duration::minutes(1), Uuid::now_v7())
         .await
         .unwrap()
         .remove(0);
@@ -804,7 +827,7 @@ async fn the_sweep_removes_ended_deliveries_and_dispatched_events_older_than_the
     let claimed = env
         .store
         .deliveries()
-        .claim_due(1, now, now + Duration::minutes(1), Uuid::now_v7())
+        .claim_jobs(1, now, now + Duration::minutes(1), Uuid::now_v7())
         .await
         .unwrap()
         .remove(0);
@@ -855,7 +878,7 @@ async fn outcomes_recorded_together_keep_the_fence_and_the_counts(env: Env) {
     let claimed = env
         .store
         .deliveries()
-        .claim_due(4, now, now + Duration::minutes(1), Uuid::now_v7())
+        .claim_jobs(4, now, now + Duration::minutes(1), Uuid::now_v7())
         .await
         .unwrap();
     assert_eq!(claimed.len(), 4);

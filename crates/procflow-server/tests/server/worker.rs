@@ -25,7 +25,7 @@ impl Drop for Worker {
     }
 }
 
-async fn team(store: &PgStore) -> Team {
+pub async fn team(store: &PgStore) -> Team {
     let now = time::OffsetDateTime::now_utc();
     let team = Team {
         id: procflow_domain::ids::TeamId::from_uuid(Uuid::now_v7()),

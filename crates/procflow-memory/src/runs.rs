@@ -196,9 +196,7 @@ impl RunStore for InMemoryStore {
 
     async fn find_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<(Run, Share)> {
         let state = self.state();
-        let (team, share) = state
-            .shared(run, token)
-            .ok_or(DomainError::NotFound(Resource::Run))?;
+        let (team, share) = state.shared_while_subscribed(run, token)?;
         let index = state.run_index(team, run)?;
         Ok((state.runs[index].clone(), share.clone()))
     }
@@ -209,9 +207,7 @@ impl RunStore for InMemoryStore {
         token: &ShareToken,
     ) -> DomainResult<(Run, Share, Vec<RunTask>)> {
         let state = self.state();
-        let (team, share) = state
-            .shared(run, token)
-            .ok_or(DomainError::NotFound(Resource::Run))?;
+        let (team, share) = state.shared_while_subscribed(run, token)?;
         let found = state.runs[state.run_index(team, run)?].clone();
         let tasks = state.tasks.get(&(team, run)).cloned().unwrap_or_default();
         Ok((found, share.clone(), tasks))

@@ -98,6 +98,24 @@ pub(crate) fn paginate<T: Clone>(
 }
 
 impl State {
+    /// As [`shared`](Self::shared), refused while the team's subscription is not active (the
+    /// port's contract: the link first, then the team).
+    pub(crate) fn shared_while_subscribed(
+        &self,
+        run: RunId,
+        token: &ShareToken,
+    ) -> DomainResult<(TeamId, &Share)> {
+        let (team, share) = self
+            .shared(run, token)
+            .ok_or(DomainError::NotFound(Resource::Run))?;
+        let active = self.teams.get(&team).is_some_and(Team::is_active);
+        if active {
+            Ok((team, share))
+        } else {
+            Err(DomainError::SubscriptionInactive)
+        }
+    }
+
     /// The team and share of `run` that `token` opens: the token is the capability, whichever
     /// team's run it opens, found by its digest as a store keeps it.
     pub(crate) fn shared(&self, run: RunId, token: &ShareToken) -> Option<(TeamId, &Share)> {

@@ -212,7 +212,9 @@ pub trait RunStore: Send + Sync {
     ///
     /// # Errors
     /// MUST answer `NotFound(Run)` when the run does not exist, is not shared, or the token is
-    /// none of its links' (compared by digest), alike.
+    /// none of its links' (compared by digest), alike; then, for a right link,
+    /// `SubscriptionInactive` while the run's team's subscription is not active (read with the
+    /// link, not in a statement of its own).
     async fn find_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<(Run, Share)>;
 
     /// What a share link opens, in one read: the run, its share (and guest) and every task by
@@ -220,7 +222,8 @@ pub trait RunStore: Send + Sync {
     ///
     /// # Errors
     /// As [`find_shared_run`](Self::find_shared_run): `NotFound(Run)` alike for a run that
-    /// does not exist, is not shared, or whose token is another.
+    /// does not exist, is not shared, or whose token is another; `SubscriptionInactive` for a
+    /// right link while the team's subscription is not active.
     async fn read_shared_run(
         &self,
         run: RunId,

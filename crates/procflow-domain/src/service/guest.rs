@@ -5,7 +5,7 @@ use super::Procflow;
 use crate::actor::Actor;
 use crate::error::{DomainError, DomainResult, Resource};
 use crate::guest::{self, FieldError, GuestForm};
-use crate::ids::{RunId, TaskId, TeamId};
+use crate::ids::{RunId, TaskId};
 use crate::run::{Run, RunTask, TaskChange};
 use crate::sharing::Guest;
 use crate::values::{Email, ShareToken};
@@ -46,19 +46,11 @@ pub enum GuestPost {
     Invalid(Vec<FieldError>),
 }
 
+// A share link opens its run only while the run's team has an active subscription, as the
+// API answers only such a team's keys: an inactive team cannot turn sharing off, so its links
+// must not go on taking work in its name meanwhile. The store checks it with the link
+// (`RunStore::find_shared_run`), so that a wrong link says nothing of the team.
 impl Procflow {
-    /// A share link opens its run only while the run's team has an active subscription, as
-    /// the API answers only such a team's keys: an inactive team cannot turn sharing off,
-    /// so its links must not go on taking work in its name meanwhile. The link is checked
-    /// first: a wrong one says nothing of the team.
-    async fn ensure_subscribed(&self, team: TeamId) -> DomainResult<()> {
-        if self.ports.teams.get_team(team).await?.is_active() {
-            Ok(())
-        } else {
-            Err(DomainError::SubscriptionInactive)
-        }
-    }
-
     /// The run a share link opens, with every task, for whoever holds the link (the token is
     /// the capability, whichever the team). Opening it is the guest's engagement: the first
     /// opening's time is recorded (once).
@@ -69,7 +61,6 @@ impl Procflow {
     /// subscription (nothing is recorded).
     pub async fn open_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<SharedRun> {
         let (run, share, tasks) = self.ports.runs.read_shared_run(run, token).await?;
-        self.ensure_subscribed(run.team_id).await?;
         let mut guest = share.guest;
         if let Some(guest) = guest.as_mut().filter(|g| g.engaged_at.is_none()) {
             let now = self.ports.clock.now();
@@ -106,7 +97,6 @@ impl Procflow {
         form: &GuestForm,
     ) -> DomainResult<GuestPost> {
         let (run, share) = self.ports.runs.find_shared_run(run, token).await?;
-        self.ensure_subscribed(run.team_id).await?;
         let guest_email = share.guest.map(|guest| guest.email);
         let current = self.ports.runs.get_task(run.team_id, run.id, task).await?;
         if !guest::may_act(guest_email.as_ref(), &current) {

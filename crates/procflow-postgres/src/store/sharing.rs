@@ -6,11 +6,12 @@ use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use futures_util::TryFutureExt;
 use futures_util::future::try_join;
-use procflow_domain::error::{DomainResult, Resource};
+use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::ids::{RunId, TeamId};
 use procflow_domain::ports::ShareDecision;
 use procflow_domain::run::{Run, RunTask};
 use procflow_domain::sharing::{Share, ShareChange};
+use procflow_domain::team::Subscription;
 use procflow_domain::values::ShareToken;
 use time::OffsetDateTime;
 
@@ -19,7 +20,9 @@ use super::{append_events, not_found};
 use crate::error::{Failure, db_error};
 use crate::rows::run::{RunRow, RunSectionRow, RunTaskRow};
 use crate::rows::share::{GuestRow, ShareLinkRow, ShareRow};
-use crate::schema::{run_guests, run_sections, run_share_links, run_shares, run_tasks, runs};
+use crate::schema::{
+    run_guests, run_sections, run_share_links, run_shares, run_tasks, runs, teams,
+};
 
 pub(super) async fn load_share(
     conn: &mut AsyncPgConnection,
@@ -195,14 +198,16 @@ pub(super) async fn find_shared(
                 .eq(run_shares::team_id)
                 .and(run_guests::run_id.eq(run_shares::run_id))),
         )
+        .inner_join(teams::table.on(teams::id.eq(runs::team_id)))
         .filter(runs::id.eq(run.as_uuid()))
         .filter(run_share_links::token_hash.eq(&digest))
         .select((
             RunRow::as_select(),
             ShareRow::as_select(),
             Option::<GuestRow>::as_select(),
+            teams::subscription,
         ))
-        .first::<(RunRow, ShareRow, Option<GuestRow>)>(&mut to_header);
+        .first::<(RunRow, ShareRow, Option<GuestRow>, String)>(&mut to_header);
     let sections = run_sections::table
         .inner_join(
             run_share_links::table.on(run_share_links::team_id
@@ -217,7 +222,11 @@ pub(super) async fn find_shared(
     let (header, sections) = try_join(async { header.await.optional() }, sections)
         .await
         .map_err(db_error)?;
-    let (row, share, guest) = header.ok_or(not_found(Resource::Run))?;
+    let (row, share, guest, subscription) = header.ok_or(not_found(Resource::Run))?;
+    // Read with the link, in the same statement: the link is right, so its team may be named.
+    if subscription != Subscription::Active.as_str() {
+        return Err(DomainError::SubscriptionInactive);
+    }
     let sections = sections
         .into_iter()
         .map(RunSectionRow::into_domain)

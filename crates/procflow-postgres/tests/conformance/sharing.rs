@@ -310,3 +310,49 @@ async fn concurrent_openings_record_the_engagement_once(env: Env) {
     }
     assert_eq!(recorded, 1);
 }
+
+conformance_test!(a_right_link_of_an_inactive_team_is_refused_and_a_wrong_one_not_found);
+async fn a_right_link_of_an_inactive_team_is_refused_and_a_wrong_one_not_found(env: Env) {
+    use procflow_domain::team::Subscription;
+
+    let Started { run, .. } = started(&env).await;
+    let shared = env
+        .procflow
+        .invite_guest(&env.team, run.id, Invitation::default())
+        .await
+        .unwrap();
+    env.store
+        .set_subscription(env.team.id, Subscription::Inactive)
+        .await
+        .unwrap();
+    let wrong = ShareToken::new("wrong".into());
+    assert_eq!(
+        env.store
+            .find_shared_run(run.id, &shared.token)
+            .await
+            .unwrap_err(),
+        DomainError::SubscriptionInactive
+    );
+    assert_eq!(
+        env.store
+            .read_shared_run(run.id, &shared.token)
+            .await
+            .unwrap_err(),
+        DomainError::SubscriptionInactive
+    );
+    assert_eq!(
+        env.store.find_shared_run(run.id, &wrong).await.unwrap_err(),
+        DomainError::NotFound(Resource::Run),
+        "a wrong link says nothing of the team"
+    );
+    env.store
+        .set_subscription(env.team.id, Subscription::Active)
+        .await
+        .unwrap();
+    assert!(
+        env.store
+            .read_shared_run(run.id, &shared.token)
+            .await
+            .is_ok()
+    );
+}

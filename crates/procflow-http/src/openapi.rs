@@ -49,10 +49,12 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
             `GET` operations; anything else answers 403 `forbidden`."
     ),
     // `ElementDocument` is referred to by name from the `custom_elements` of a
-    // `TaskDocument`, whose schema the domain builds with its limit.
+    // `TaskDocument`, whose schema the domain builds with its limit; `Rule` from the `rules` of
+    // documents, templates and runs, likewise.
     components(schemas(
         procflow_wire::ErrorResponse,
         procflow_domain::template::ElementDocument,
+        procflow_domain::openapi::RuleSchema,
         procflow_domain::webhook::WebhookEvent,
         webhooks::Envelope
     )),

@@ -131,6 +131,8 @@ impl RunRow {
                 self.completed_at,
             )
             .ok_or_else(|| corrupt("run progress", &self.status))?,
+            // Stored by the next change (process logic, issue 19).
+            logic: None,
             created_at: self.created_at,
             updated_at: self.updated_at,
         })
@@ -227,6 +229,7 @@ impl RunTaskRow {
             id: TaskId::from_uuid(self.id),
             run_id: RunId::from_uuid(self.run_id),
             template_task_id: TemplateTaskId::from_uuid(self.template_task_id),
+            reference: None,
             title: self.title,
             state,
             order: to_u32("task position", self.position)?,
@@ -239,6 +242,9 @@ impl RunTaskRow {
             decision: self.decision.map(|d| parse("decision", &d)).transpose()?,
             comment: self.comment,
             custom_elements: self.custom_elements.0,
+            depends_on: Vec::new(),
+            hidden: false,
+            blocked: false,
             created_at: self.created_at,
         })
     }

@@ -95,6 +95,8 @@ impl TemplateRow {
             version: to_u32("template version", self.version)?,
             sections,
             tasks,
+            // Stored by the next change (process logic, issue 19).
+            rules: Vec::new(),
             created_at: self.created_at,
             updated_at: self.updated_at,
         })
@@ -150,6 +152,8 @@ impl TemplateTaskRow {
     pub(crate) fn into_domain(self) -> Result<TemplateTask, DomainError> {
         Ok(TemplateTask {
             id: TemplateTaskId::from_uuid(self.id),
+            reference: None,
+            depends_on: Vec::new(),
             section_id: SectionId::from_uuid(self.section_id),
             title: self.title,
             order: to_u32("task position", self.position)?,

@@ -36,6 +36,7 @@ pub const TEMPLATE_FIELDS: &[&str] = &[
     "is_published",
     "version",
     "sections",
+    "rules",
     "created_at",
     "updated_at",
 ];
@@ -65,6 +66,8 @@ pub const RUN_SECTION_FIELDS: &[&str] = &["id", "title", "order", "color"];
 /// A template task (spec 2.4).
 pub const TEMPLATE_TASK_FIELDS: &[&str] = &[
     "id",
+    "ref",
+    "depends_on",
     "title",
     "completed",
     "order",
@@ -90,6 +93,7 @@ pub const RUN_FIELDS: &[&str] = &[
     "due_date",
     "is_shared",
     "sections",
+    "rules",
     "created_at",
     "updated_at",
     "completed_at",
@@ -114,6 +118,10 @@ pub const RUN_TASK_LIST_FIELDS: &[&str] = &[
     "id",
     "instance_id",
     "template_task_id",
+    "ref",
+    "depends_on",
+    "hidden",
+    "blocked",
     "title",
     "completed",
     "completed_at",
@@ -136,6 +144,10 @@ pub const RUN_TASK_FIELDS: &[&str] = &[
     "id",
     "instance_id",
     "template_task_id",
+    "ref",
+    "depends_on",
+    "hidden",
+    "blocked",
     "title",
     "completed",
     "completed_at",
@@ -155,7 +167,15 @@ pub const RUN_TASK_FIELDS: &[&str] = &[
 ];
 
 /// A custom element (spec 2.7), before `options` and `file_url`.
-pub const ELEMENT_FIELDS: &[&str] = &["id", "type", "label", "value", "required", "display_only"];
+pub const ELEMENT_FIELDS: &[&str] = &[
+    "id",
+    "ref",
+    "type",
+    "label",
+    "value",
+    "required",
+    "display_only",
+];
 
 /// The guest share result (spec 2.8).
 pub const SHARE_FIELDS: &[&str] = &[

@@ -26,6 +26,7 @@ mod api {
     pub mod idempotency;
     pub mod instances;
     pub mod isolation;
+    pub mod logic;
     pub mod methods;
     pub mod metrics;
     pub mod nul_text;

@@ -1,6 +1,7 @@
 //! Table rows and their conversions to and from the domain's types.
 
 pub(crate) mod elements;
+pub(crate) mod json;
 pub(crate) mod outbox;
 pub(crate) mod run;
 pub(crate) mod share;

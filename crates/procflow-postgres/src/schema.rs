@@ -146,6 +146,10 @@ diesel::table! {
         custom_elements -> Jsonb,
         created_at -> Timestamptz,
         overdue_next_at -> Nullable<Timestamptz>,
+        reference -> Nullable<Text>,
+        depends_on -> Jsonb,
+        hidden -> Bool,
+        blocked -> Bool,
     }
 }
 
@@ -165,6 +169,8 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Nullable<Timestamptz>,
         completed_at -> Nullable<Timestamptz>,
+        logic -> Nullable<Jsonb>,
+        logic_state -> Nullable<Jsonb>,
     }
 }
 
@@ -206,6 +212,8 @@ diesel::table! {
         webhook_enabled -> Bool,
         custom_elements -> Jsonb,
         created_at -> Timestamptz,
+        reference -> Nullable<Text>,
+        depends_on -> Jsonb,
     }
 }
 
@@ -223,6 +231,7 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         archived_at -> Nullable<Timestamptz>,
+        rules -> Jsonb,
     }
 }
 

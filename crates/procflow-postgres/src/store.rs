@@ -2,6 +2,7 @@
 
 mod batch;
 mod deliveries;
+mod flags;
 mod health;
 mod idempotency;
 mod key_changes;

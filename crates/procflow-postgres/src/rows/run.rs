@@ -1,15 +1,20 @@
 //! Rows of `runs`, `run_sections` and `run_tasks`.
 
+use std::sync::Arc;
+
 use diesel::prelude::*;
 use procflow_domain::actor::Actor;
 use procflow_domain::error::DomainError;
 use procflow_domain::ids::{RunId, SectionId, TaskId, TeamId, TemplateId, TemplateTaskId};
-use procflow_domain::run::{Progress, Run, RunStatus, RunTask, TaskState, TaskStatus};
-use procflow_domain::template::Section;
+use procflow_domain::run::{
+    LogicPlan, LogicState, Progress, Run, RunLogic, RunStatus, RunTask, TaskState, TaskStatus,
+};
+use procflow_domain::template::{Ref, Section};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::elements::Elements;
+use super::json::Json;
 use super::{parse, section, to_i32, to_u32};
 use crate::error::corrupt;
 use crate::schema::{run_sections, run_tasks, runs};
@@ -31,9 +36,11 @@ pub(crate) struct RunRow {
     pub created_at: OffsetDateTime,
     pub updated_at: Option<OffsetDateTime>,
     pub completed_at: Option<OffsetDateTime>,
+    pub logic: Option<Json<LogicPlan>>,
+    pub logic_state: Option<Json<LogicState>>,
 }
 
-/// The columns of a run header that change after creation.
+/// The columns of a run header that change after creation (the logic's plan does not).
 #[derive(AsChangeset, Debug)]
 #[diesel(table_name = runs, treat_none_as_null = true)]
 pub(crate) struct RunChanges {
@@ -42,6 +49,7 @@ pub(crate) struct RunChanges {
     pub open_tasks: i32,
     pub updated_at: Option<OffsetDateTime>,
     pub completed_at: Option<OffsetDateTime>,
+    pub logic_state: Option<Json<LogicState>>,
 }
 
 #[derive(Queryable, Selectable, Insertable, Debug)]
@@ -78,6 +86,10 @@ pub(crate) struct RunTaskRow {
     pub comment: Option<String>,
     pub custom_elements: Elements,
     pub created_at: OffsetDateTime,
+    pub reference: Option<String>,
+    pub depends_on: Json<Vec<Uuid>>,
+    pub hidden: bool,
+    pub blocked: bool,
 }
 
 /// The columns of a run task that a patch may change.
@@ -91,6 +103,8 @@ pub(crate) struct RunTaskChanges {
     pub decision: Option<String>,
     pub comment: Option<String>,
     pub custom_elements: Elements,
+    pub hidden: bool,
+    pub blocked: bool,
 }
 
 impl RunRow {
@@ -110,10 +124,20 @@ impl RunRow {
             created_at: run.created_at,
             updated_at: run.updated_at,
             completed_at: run.completed_at(),
+            logic: run.logic.as_ref().map(|l| Json((*l.plan).clone())),
+            logic_state: run.logic.as_ref().map(|l| Json(l.state.clone())),
         }
     }
 
     pub(crate) fn into_domain(self, sections: Vec<Section>) -> Result<Run, DomainError> {
+        let logic = match (self.logic, self.logic_state) {
+            (Some(Json(plan)), Some(Json(state))) => Some(RunLogic {
+                plan: Arc::new(plan),
+                state,
+            }),
+            (None, None) => None,
+            _ => return Err(corrupt("run logic", "a plan without its state")),
+        };
         Ok(Run {
             id: RunId::from_uuid(self.id),
             team_id: TeamId::from_uuid(self.team_id),
@@ -131,8 +155,7 @@ impl RunRow {
                 self.completed_at,
             )
             .ok_or_else(|| corrupt("run progress", &self.status))?,
-            // Stored by the next change (process logic, issue 19).
-            logic: None,
+            logic,
             created_at: self.created_at,
             updated_at: self.updated_at,
         })
@@ -147,6 +170,7 @@ impl RunChanges {
             open_tasks: to_i32(run.open_tasks()),
             updated_at: run.updated_at,
             completed_at: run.completed_at(),
+            logic_state: run.logic.as_ref().map(|l| Json(l.state.clone())),
         }
     }
 }
@@ -206,6 +230,10 @@ impl RunTaskRow {
             comment: task.comment.clone(),
             custom_elements: Elements(task.custom_elements.clone()),
             created_at: task.created_at,
+            reference: task.reference.as_ref().map(|r| r.as_str().to_owned()),
+            depends_on: Json(task.depends_on.iter().map(TaskId::as_uuid).collect()),
+            hidden: task.hidden,
+            blocked: task.blocked,
         }
     }
 
@@ -229,7 +257,10 @@ impl RunTaskRow {
             id: TaskId::from_uuid(self.id),
             run_id: RunId::from_uuid(self.run_id),
             template_task_id: TemplateTaskId::from_uuid(self.template_task_id),
-            reference: None,
+            reference: self
+                .reference
+                .map(|r| parse::<Ref>("task ref", &r))
+                .transpose()?,
             title: self.title,
             state,
             order: to_u32("task position", self.position)?,
@@ -242,9 +273,14 @@ impl RunTaskRow {
             decision: self.decision.map(|d| parse("decision", &d)).transpose()?,
             comment: self.comment,
             custom_elements: self.custom_elements.0,
-            depends_on: Vec::new(),
-            hidden: false,
-            blocked: false,
+            depends_on: self
+                .depends_on
+                .0
+                .into_iter()
+                .map(TaskId::from_uuid)
+                .collect(),
+            hidden: self.hidden,
+            blocked: self.blocked,
             created_at: self.created_at,
         })
     }
@@ -261,6 +297,8 @@ impl RunTaskChanges {
             decision: task.decision.map(|d| d.as_str().to_owned()),
             comment: task.comment.clone(),
             custom_elements: Elements(task.custom_elements.clone()),
+            hidden: task.hidden,
+            blocked: task.blocked,
         }
     }
 }

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use futures_util::TryFutureExt;
-use futures_util::future::{try_join, try_join3, try_join4};
+use futures_util::future::{try_join, try_join4};
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
 use procflow_domain::ports::{RunStore, ShareDecision, TaskDecision, TasksDecision};
@@ -14,6 +14,7 @@ use procflow_domain::values::{Cursor, Page, PageRequest, ShareToken};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::flags::write_flags;
 use super::unnest::{InsertRunSections, InsertRunTasks};
 use super::{PgStore, append_events, batch, not_found, sections_of_runs, sharing};
 use crate::error::{Failure, db_error};
@@ -373,9 +374,12 @@ impl RunStore for PgStore {
                 let conn: &AsyncPgConnection = conn;
                 if change.changed {
                     // Independent writes under the locks taken above, pipelined: one round trip.
-                    try_join3(
+                    // The other tasks' flags are written with them: under the run's lock, no
+                    // one else writes those rows.
+                    try_join4(
                         write_task(conn, team, &change.task),
                         write_run(conn, &change.run),
+                        write_flags(conn, team, run, &change.flags),
                         append_events(conn, &change.events),
                     )
                     .await?;

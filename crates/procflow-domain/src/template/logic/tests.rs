@@ -473,3 +473,13 @@ fn a_malformed_if_says_what_an_if_is() {
         assert!(error.to_string().contains(expected), "{shape}: {error}");
     }
 }
+
+#[test]
+fn the_api_reference_shows_the_same_table() {
+    let reference = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/api.md");
+    let text = std::fs::read_to_string(reference).unwrap();
+    assert!(
+        text.contains(OPERATORS_BY_TYPE),
+        "docs/api.md does not show template/logic/operators.md as it is"
+    );
+}

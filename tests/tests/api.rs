@@ -27,6 +27,7 @@ mod api {
     pub mod instances;
     pub mod isolation;
     pub mod logic;
+    pub mod logic_changes;
     pub mod methods;
     pub mod metrics;
     pub mod nul_text;

@@ -1,3 +1,9 @@
+DELETE FROM emails WHERE kind = 'task_ready';
+ALTER TABLE emails
+    DROP CONSTRAINT emails_kind_check,
+    ADD CONSTRAINT emails_kind_check CHECK (kind IN (
+        'guest_invitation', 'guest_reminder', 'task_assigned', 'task_overdue'));
+
 ALTER TABLE run_tasks
     DROP COLUMN blocked,
     DROP COLUMN hidden,

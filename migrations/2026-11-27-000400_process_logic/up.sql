@@ -23,3 +23,9 @@ ALTER TABLE run_tasks
     ADD COLUMN depends_on jsonb NOT NULL DEFAULT '[]',
     ADD COLUMN hidden boolean NOT NULL DEFAULT false,
     ADD COLUMN blocked boolean NOT NULL DEFAULT false;
+
+-- The "ready to start" email of a task unblocked.
+ALTER TABLE emails
+    DROP CONSTRAINT emails_kind_check,
+    ADD CONSTRAINT emails_kind_check CHECK (kind IN (
+        'guest_invitation', 'guest_reminder', 'task_assigned', 'task_overdue', 'task_ready'));

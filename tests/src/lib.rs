@@ -24,7 +24,9 @@ pub use mail::{MailWorld, smtp_config, test_clock};
 pub use openapi::{ApiDescription, committed, committed_document, concrete_path, operation_method};
 pub use remote::Remote;
 pub use reply::{Reply, assert_keys, keys_of, sample};
-pub use seed::{OPTIONS, Seeded, demo_document, every_element_document, sized_document};
+pub use seed::{
+    OPTIONS, Seeded, demo_document, every_element_document, logic_document, sized_document,
+};
 pub use served::{Served, admin, free_port, procflow_bin};
 pub use webhooks::{DELIVERY_FIELDS, WEBHOOK_FIELDS, verify, worker_settings};
 

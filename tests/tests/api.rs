@@ -28,6 +28,7 @@ mod api {
     pub mod isolation;
     pub mod logic;
     pub mod logic_changes;
+    pub mod logic_guest;
     pub mod logic_notices;
     pub mod methods;
     pub mod metrics;

@@ -1,30 +1,12 @@
 //! Process logic over HTTP (API contract 12): authoring rules and dependencies, reading them
 //! back on templates and runs, and every refusal of a document naming its rule or task.
 
-use procflow_tests::TestApp;
+use procflow_tests::{TestApp, logic_document};
 use serde_json::{Value, json};
 
-/// The onboarding of the issue: "Ship a laptop" only for remote hires, "Git access" only in
-/// Eng, and "Grant production access" after the training and the manager's approval.
+/// The onboarding of the issue (`procflow_tests::logic_document`).
 pub fn onboarding() -> Value {
-    json!({
-        "title": "Employee onboarding",
-        "sections": [{"title": "First week", "tasks": [
-            {"ref": "profile", "title": "Profile", "custom_elements": [
-                {"ref": "remote", "type": "checkbox", "label": "Remote?"},
-                {"ref": "department", "type": "dropdown", "label": "Department",
-                 "options": ["Eng", "Sales"]}]},
-            {"ref": "ship-laptop", "title": "Ship a laptop"},
-            {"ref": "security-training", "title": "Security training"},
-            {"ref": "manager-approval", "title": "Manager approval", "type": "approval"},
-            {"ref": "grant-access", "title": "Grant production access",
-             "depends_on": ["security-training", "manager-approval"]},
-            {"ref": "git-access", "title": "Git access"}]}],
-        "rules": [
-            {"if": {"element": "remote", "is": "equal", "value": true}, "show": ["ship-laptop"]},
-            {"if": {"element": "department", "is": "equal", "value": "Eng"},
-             "show": ["git-access"]}]
-    })
+    logic_document()
 }
 
 /// A started run of the onboarding: its id and the template's tasks.

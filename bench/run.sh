@@ -20,6 +20,9 @@
 #                      The server shares the machine with PostgreSQL and wrk, hence the smaller
 #                      defaults (docs/operations.md, "Sizing workers and the pool").
 #   BENCH_KEEP=1       keep the temporary directory (database, logs) after the run
+#   BENCH_ONLY=logic   run only the process-logic rows (bench/logic.sh), on the teams, templates
+#                      and keys alone (no seeded runs): about a minute after the build
+#   BENCH_LOGIC_RUNS   runs per pool of the process-logic rows (default 100)
 #   PROCFLOW_PG_BIN    directory of initdb/pg_ctl/pgbench (default: the highest
 #                      /usr/lib/postgresql/*/bin)
 #   CARGO              cargo command (default cargo)
@@ -49,6 +52,8 @@ LARGE_TASK_RUNS=80          # 500-task runs (x499 tasks usable)
 source "$BENCH/batch.sh"
 # shellcheck source=bench/etag.sh
 source "$BENCH/etag.sh"
+# shellcheck source=bench/logic.sh
+source "$BENCH/logic.sh"
 
 STARTED=$(date +%s)
 OUT_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
@@ -353,6 +358,18 @@ main() {
   sleep 1
   RSS_IDLE=$(rss_kib "$MAIN_PID" VmRSS)
 
+  if [ "${BENCH_ONLY:-}" = logic ]; then
+    logic_scenario
+    { echo "## procflow bench, process logic only (BENCH_ONLY=logic), $(date -u '+%Y-%m-%d %H:%M UTC')"
+      echo
+      echo "$(nproc) cores; $BUILD_NOTE; $(server_tuning); each figure one run of ${SECS} s."
+      logic_report; } >"$REPORT"
+    say "report written to ${REPORT#"$ROOT"/}"
+    echo
+    cat "$REPORT"
+    return
+  fi
+
   # Run ids of the seeded pools: pool `tag` holds run i at millisecond base + i (see seed.sql).
   BASE_MS=$(sql -c "SELECT bench.ms(now() - interval '40 days')")
   local big_ms=$BASE_MS svc_ms=$((BASE_MS + 2000000)) floor_ms=$((BASE_MS + 3000000))
@@ -479,6 +496,7 @@ main() {
 
   etag_scenario "$one_run"
   batch_scenario
+  logic_scenario
 
   RSS_END=$(rss_kib "$MAIN_PID" VmRSS)
   RSS_PEAK=$(rss_kib "$MAIN_PID" VmHWM)
@@ -586,6 +604,7 @@ report() {
     done
     batch_report
     etag_report
+    logic_report
     echo
     echo "Memory of the server (VmRSS): idle after start $(mib "$RSS_IDLE") MiB; at the end of the load" \
       "$(mib "$RSS_END") MiB (peak VmHWM $(mib "$RSS_PEAK") MiB)."

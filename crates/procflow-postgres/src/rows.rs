@@ -2,6 +2,7 @@
 
 pub(crate) mod elements;
 pub(crate) mod json;
+pub(crate) mod logic;
 pub(crate) mod outbox;
 pub(crate) mod run;
 pub(crate) mod share;

@@ -15,13 +15,25 @@ use uuid::Uuid;
 
 use super::elements::Elements;
 use super::json::Json;
+use super::logic::StoredState;
 use super::{parse, section, to_i32, to_u32};
 use crate::error::corrupt;
 use crate::schema::{run_sections, run_tasks, runs};
 
+/// A run row: its header and, for a run with logic, the frozen plan.
 #[derive(Queryable, Selectable, Insertable, Debug)]
 #[diesel(table_name = runs, check_for_backend(diesel::pg::Pg))]
 pub(crate) struct RunRow {
+    #[diesel(embed)]
+    pub header: RunHeaderRow,
+    pub logic: Option<Json<LogicPlan>>,
+}
+
+/// Every column of a run but the plan of its logic, which a change reads from the process's
+/// cache of plans (they never change) rather than from the row each time.
+#[derive(Queryable, Selectable, Insertable, Debug)]
+#[diesel(table_name = runs, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct RunHeaderRow {
     pub team_id: Uuid,
     pub id: Uuid,
     pub template_id: Uuid,
@@ -36,11 +48,11 @@ pub(crate) struct RunRow {
     pub created_at: OffsetDateTime,
     pub updated_at: Option<OffsetDateTime>,
     pub completed_at: Option<OffsetDateTime>,
-    pub logic: Option<Json<LogicPlan>>,
-    pub logic_state: Option<Json<LogicState>>,
+    pub logic_state: Option<Json<StoredState>>,
 }
 
-/// The columns of a run header that change after creation (the logic's plan does not).
+/// The columns of a run header that change after creation (the logic's plan does not; its
+/// state only when given).
 #[derive(AsChangeset, Debug)]
 #[diesel(table_name = runs, treat_none_as_null = true)]
 pub(crate) struct RunChanges {
@@ -49,7 +61,8 @@ pub(crate) struct RunChanges {
     pub open_tasks: i32,
     pub updated_at: Option<OffsetDateTime>,
     pub completed_at: Option<OffsetDateTime>,
-    pub logic_state: Option<Json<LogicState>>,
+    #[diesel(treat_none_as_null = false)]
+    pub logic_state: Option<Json<StoredState>>,
 }
 
 #[derive(Queryable, Selectable, Insertable, Debug)]
@@ -110,6 +123,20 @@ pub(crate) struct RunTaskChanges {
 impl RunRow {
     pub(crate) fn from_domain(run: &Run) -> Self {
         Self {
+            header: RunHeaderRow::from_domain(run),
+            logic: run.logic.as_ref().map(|l| Json((*l.plan).clone())),
+        }
+    }
+
+    pub(crate) fn into_domain(self, sections: Vec<Section>) -> Result<Run, DomainError> {
+        self.header
+            .into_domain(self.logic.map(|Json(plan)| Arc::new(plan)), sections)
+    }
+}
+
+impl RunHeaderRow {
+    pub(crate) fn from_domain(run: &Run) -> Self {
+        Self {
             team_id: run.team_id.as_uuid(),
             id: run.id.as_uuid(),
             template_id: run.template_id.as_uuid(),
@@ -124,16 +151,28 @@ impl RunRow {
             created_at: run.created_at,
             updated_at: run.updated_at,
             completed_at: run.completed_at(),
-            logic: run.logic.as_ref().map(|l| Json((*l.plan).clone())),
-            logic_state: run.logic.as_ref().map(|l| Json(l.state.clone())),
+            logic_state: run
+                .logic
+                .as_ref()
+                .map(|l| Json(StoredState::from(&l.state))),
         }
     }
 
-    pub(crate) fn into_domain(self, sections: Vec<Section>) -> Result<Run, DomainError> {
-        let logic = match (self.logic, self.logic_state) {
-            (Some(Json(plan)), Some(Json(state))) => Some(RunLogic {
-                plan: Arc::new(plan),
-                state,
+    /// Whether the run has logic (its plan is then to be read or taken from the cache).
+    pub(crate) fn has_logic(&self) -> bool {
+        self.logic_state.is_some()
+    }
+
+    /// The run, with the plan of its logic (which it MUST be given when it has logic).
+    pub(crate) fn into_domain(
+        self,
+        plan: Option<Arc<LogicPlan>>,
+        sections: Vec<Section>,
+    ) -> Result<Run, DomainError> {
+        let logic = match (plan, self.logic_state) {
+            (Some(plan), Some(Json(state))) => Some(RunLogic {
+                state: LogicState::try_from(state).map_err(|e| corrupt("run logic state", e))?,
+                plan,
             }),
             (None, None) => None,
             _ => return Err(corrupt("run logic", "a plan without its state")),
@@ -163,14 +202,19 @@ impl RunRow {
 }
 
 impl RunChanges {
-    pub(crate) fn from_domain(run: &Run) -> Self {
+    /// The changing columns of `run`, its logic's state only `with_state` (when it changed).
+    pub(crate) fn from_domain(run: &Run, with_state: bool) -> Self {
         Self {
             status: run.status().as_str().to_owned(),
             is_shared: run.is_shared,
             open_tasks: to_i32(run.open_tasks()),
             updated_at: run.updated_at,
             completed_at: run.completed_at(),
-            logic_state: run.logic.as_ref().map(|l| Json(l.state.clone())),
+            logic_state: run
+                .logic
+                .as_ref()
+                .filter(|_| with_state)
+                .map(|l| Json(StoredState::from(&l.state))),
         }
     }
 }

@@ -21,7 +21,8 @@ use uuid::Uuid;
 
 use super::append_events;
 use super::flags::write_flags;
-use super::runs::{run_header, write_run};
+use super::plans::Plans;
+use super::runs::{locked_header, with_plan, write_run};
 use crate::error::{Failure, db_error};
 use crate::rows::elements::Elements;
 use crate::rows::run::{RunTaskChanges, RunTaskRow};
@@ -30,6 +31,7 @@ use crate::schema::run_tasks;
 /// Runs the batch: see [`RunStore::update_tasks`](procflow_domain::ports::RunStore::update_tasks).
 pub(super) async fn update_tasks(
     conn: &mut AsyncPgConnection,
+    plans: &Plans,
     team: TeamId,
     run: RunId,
     tasks: &[TaskId],
@@ -39,18 +41,16 @@ pub(super) async fn update_tasks(
         let c: &AsyncPgConnection = conn;
         // Pipelined, and run in order: the tasks are read once the run's lock is held, so they
         // are as the last writer under that lock left them.
-        let (header, rows) = try_join(
-            run_header(c, team, run, true),
-            read_tasks(c, team, run, tasks),
-        )
-        .await?;
+        let (header, rows) =
+            try_join(locked_header(c, team, run), read_tasks(c, team, run, tasks)).await?;
+        let before = with_plan(c, plans, header).await?;
         let mut by_id: HashMap<Uuid, RunTaskRow> = rows.into_iter().map(|r| (r.id, r)).collect();
         let current = tasks
             .iter()
             .filter_map(|id| by_id.remove(&id.as_uuid()))
             .map(RunTaskRow::into_domain)
             .collect::<DomainResult<Vec<RunTask>>>()?;
-        let change = decide(&header.into_domain(Vec::new())?, &current)?;
+        let change = decide(&before, &current)?;
         if change.changed.is_empty() {
             append_events(c, &change.events).await?;
             return Ok(change);
@@ -64,7 +64,7 @@ pub(super) async fn update_tasks(
         // Independent writes under the run's lock, pipelined: one round trip.
         try_join4(
             update.execute(&mut to_tasks).map_err(db_error),
-            write_run(c, &change.run),
+            write_run(c, &change.run, Some(&before)),
             write_flags(c, team, run, &change.flags),
             append_events(c, &change.events),
         )

@@ -6,10 +6,13 @@
 
 use std::sync::Arc;
 
+use procflow_domain::actor::Actor;
 use procflow_domain::error::DomainError;
 use procflow_domain::guest::{GuestForm, GuestIntent};
 use procflow_domain::ids::{ElementId, RunId, TaskId};
-use procflow_domain::run::{ElementWrite, LogicState, Prefill, RunTask, TaskFlags, evaluate};
+use procflow_domain::run::{
+    ElementWrite, LogicState, Prefill, RunTask, TaskFlags, TaskPatch, evaluate,
+};
 use procflow_domain::service::{CreateRun, GuestPost, UpdateTask, UpdateTasks};
 use procflow_domain::sharing::Invitation;
 use procflow_domain::template::{Template, TemplateDocument};
@@ -474,4 +477,34 @@ async fn racing_writers_complete_the_run_once_when_a_value_hides_its_last_open_t
         1
     );
     agree(&env, run.id).await;
+}
+
+conformance_test!(another_instance_changes_a_run_with_logic_it_never_saw);
+async fn another_instance_changes_a_run_with_logic_it_never_saw(env: Env) {
+    let (_, run) = start(&env, &[]).await;
+    // A store of its own (on PostgreSQL, a pool and a cache of plans of its own): the plan of
+    // the run's logic is read from the run, once.
+    let other = env.another_instance(2);
+    let ids = procflow_memory::SequentialIds::default();
+    let now = env.clock_now();
+    let patch = TaskPatch {
+        custom_elements: vec![ElementWrite {
+            id: run.element("profile", "remote"),
+            value: json!(true),
+        }],
+        ..TaskPatch::default()
+    };
+    for _ in 0..2 {
+        other
+            .update_task(env.team.id, run.id, run.task("profile").id, &|r, t| {
+                patch.apply(r, t, Actor::Api, &ids, now)
+            })
+            .await
+            .unwrap();
+    }
+    let run = Run {
+        id: run.id,
+        tasks: agree(&env, run.id).await,
+    };
+    assert!(!run.task("ship-laptop").hidden);
 }

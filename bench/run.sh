@@ -22,6 +22,9 @@
 #   BENCH_KEEP=1       keep the temporary directory (database, logs) after the run
 #   BENCH_ONLY=busy-key  only the busy-key rows (bench/busy_key.sh), on a database with a team
 #                      and 40 keys: about a minute after the build (target/bench/busy-key.md)
+#   BENCH_ONLY=logic   run only the process-logic rows (bench/logic.sh), on the teams, templates
+#                      and keys alone (no seeded runs): about a minute after the build
+#   BENCH_LOGIC_RUNS   runs per pool of the process-logic rows (default 100)
 #   PROCFLOW_PG_BIN    directory of initdb/pg_ctl/pgbench (default: the highest
 #                      /usr/lib/postgresql/*/bin)
 #   CARGO              cargo command (default cargo)
@@ -53,6 +56,8 @@ source "$BENCH/batch.sh"
 source "$BENCH/etag.sh"
 # shellcheck source=bench/busy_key.sh
 source "$BENCH/busy_key.sh"
+# shellcheck source=bench/logic.sh
+source "$BENCH/logic.sh"
 
 STARTED=$(date +%s)
 OUT_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
@@ -357,6 +362,18 @@ main() {
   sleep 1
   RSS_IDLE=$(rss_kib "$MAIN_PID" VmRSS)
 
+  if [ "${BENCH_ONLY:-}" = logic ]; then
+    logic_scenario
+    { echo "## procflow bench, process logic only (BENCH_ONLY=logic), $(date -u '+%Y-%m-%d %H:%M UTC')"
+      echo
+      echo "$(nproc) cores; $BUILD_NOTE; $(server_tuning); each figure one run of ${SECS} s."
+      logic_report; } >"$REPORT"
+    say "report written to ${REPORT#"$ROOT"/}"
+    echo
+    cat "$REPORT"
+    return
+  fi
+
   # Run ids of the seeded pools: pool `tag` holds run i at millisecond base + i (see seed.sql).
   BASE_MS=$(sql -c "SELECT bench.ms(now() - interval '40 days')")
   local big_ms=$BASE_MS svc_ms=$((BASE_MS + 2000000)) floor_ms=$((BASE_MS + 3000000))
@@ -484,6 +501,7 @@ main() {
   etag_scenario "$one_run"
   batch_scenario
   busy_key_scenario
+  logic_scenario
 
   RSS_END=$(rss_kib "$MAIN_PID" VmRSS)
   RSS_PEAK=$(rss_kib "$MAIN_PID" VmHWM)
@@ -592,6 +610,7 @@ report() {
     batch_report
     etag_report
     busy_key_report
+    logic_report
     echo
     echo "Memory of the server (VmRSS): idle after start $(mib "$RSS_IDLE") MiB; at the end of the load" \
       "$(mib "$RSS_END") MiB (peak VmHWM $(mib "$RSS_PEAK") MiB)."

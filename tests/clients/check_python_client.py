@@ -7,7 +7,8 @@ from the document must be. Usage: check_python_client.py <parent dir> <package> 
 - No field of a generated model is typed `Any`: the generator falls back to it, silently, for a
   schema it cannot turn into a type (a `type` list beside alternatives that carry no type of
   their own, for one). The exceptions are the values of form elements, which are any JSON by
-  design (a string, number, boolean, list of strings or null, by the element's type).
+  design (a string, number, boolean, list of strings or null, by the element's type), and the
+  value a rule's condition compares them with.
 """
 
 import importlib
@@ -19,6 +20,7 @@ import types
 import typing
 
 UNTYPED_BY_DESIGN = {
+    ("Condition", "value"),
     ("Element", "value"),
     ("ElementDocument", "value"),
     ("ElementWrite", "value"),

@@ -24,7 +24,9 @@ pub use mail::{MailWorld, smtp_config, test_clock};
 pub use openapi::{ApiDescription, committed, committed_document, concrete_path, operation_method};
 pub use remote::Remote;
 pub use reply::{Reply, assert_keys, keys_of, sample};
-pub use seed::{OPTIONS, Seeded, demo_document, every_element_document, sized_document};
+pub use seed::{
+    OPTIONS, Seeded, demo_document, every_element_document, logic_document, sized_document,
+};
 pub use served::{Served, admin, free_port, procflow_bin};
 pub use webhooks::{DELIVERY_FIELDS, WEBHOOK_FIELDS, verify, worker_settings};
 
@@ -36,6 +38,7 @@ pub const TEMPLATE_FIELDS: &[&str] = &[
     "is_published",
     "version",
     "sections",
+    "rules",
     "created_at",
     "updated_at",
 ];
@@ -65,6 +68,8 @@ pub const RUN_SECTION_FIELDS: &[&str] = &["id", "title", "order", "color"];
 /// A template task (spec 2.4).
 pub const TEMPLATE_TASK_FIELDS: &[&str] = &[
     "id",
+    "ref",
+    "depends_on",
     "title",
     "completed",
     "order",
@@ -90,6 +95,7 @@ pub const RUN_FIELDS: &[&str] = &[
     "due_date",
     "is_shared",
     "sections",
+    "rules",
     "created_at",
     "updated_at",
     "completed_at",
@@ -114,6 +120,10 @@ pub const RUN_TASK_LIST_FIELDS: &[&str] = &[
     "id",
     "instance_id",
     "template_task_id",
+    "ref",
+    "depends_on",
+    "hidden",
+    "blocked",
     "title",
     "completed",
     "completed_at",
@@ -136,6 +146,10 @@ pub const RUN_TASK_FIELDS: &[&str] = &[
     "id",
     "instance_id",
     "template_task_id",
+    "ref",
+    "depends_on",
+    "hidden",
+    "blocked",
     "title",
     "completed",
     "completed_at",
@@ -155,7 +169,15 @@ pub const RUN_TASK_FIELDS: &[&str] = &[
 ];
 
 /// A custom element (spec 2.7), before `options` and `file_url`.
-pub const ELEMENT_FIELDS: &[&str] = &["id", "type", "label", "value", "required", "display_only"];
+pub const ELEMENT_FIELDS: &[&str] = &[
+    "id",
+    "ref",
+    "type",
+    "label",
+    "value",
+    "required",
+    "display_only",
+];
 
 /// The guest share result (spec 2.8).
 pub const SHARE_FIELDS: &[&str] = &[

@@ -112,3 +112,28 @@ pub fn sized_document(title: &str, tasks: usize) -> Value {
         .collect();
     json!({"title": title, "sections": [{"title": "All", "tasks": tasks}]})
 }
+
+/// The onboarding of issue 19 (process logic): "Ship a laptop" only for remote hires (the
+/// Profile's "Remote?"), "Git access" only in Eng ("Department"), and "Grant production
+/// access" after the security training and the manager's approval.
+#[must_use]
+pub fn logic_document() -> Value {
+    json!({
+        "title": "Employee onboarding",
+        "sections": [{"title": "First week", "tasks": [
+            {"ref": "profile", "title": "Profile", "custom_elements": [
+                {"ref": "remote", "type": "checkbox", "label": "Remote?"},
+                {"ref": "department", "type": "dropdown", "label": "Department",
+                 "options": ["Eng", "Sales"]}]},
+            {"ref": "ship-laptop", "title": "Ship a laptop"},
+            {"ref": "security-training", "title": "Security training"},
+            {"ref": "manager-approval", "title": "Manager approval", "type": "approval"},
+            {"ref": "grant-access", "title": "Grant production access",
+             "depends_on": ["security-training", "manager-approval"]},
+            {"ref": "git-access", "title": "Git access"}]}],
+        "rules": [
+            {"if": {"element": "remote", "is": "equal", "value": true}, "show": ["ship-laptop"]},
+            {"if": {"element": "department", "is": "equal", "value": "Eng"},
+             "show": ["git-access"]}]
+    })
+}

@@ -27,6 +27,10 @@ mod api {
     pub mod idempotency;
     pub mod instances;
     pub mod isolation;
+    pub mod logic;
+    pub mod logic_changes;
+    pub mod logic_guest;
+    pub mod logic_notices;
     pub mod methods;
     pub mod metrics;
     pub mod nul_text;

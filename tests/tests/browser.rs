@@ -16,4 +16,5 @@ mod browser {
     pub mod accessibility;
     pub mod hostile;
     pub mod journeys;
+    pub mod logic;
 }

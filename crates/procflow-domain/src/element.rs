@@ -130,6 +130,9 @@ impl ElementType {
 pub struct CustomElement {
     /// Unique within its task; runs keep the template's element ids.
     pub id: ElementId,
+    /// Its document-local name, if any (API contract 12.1); runs keep it.
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<crate::template::Ref>,
     /// What the element is.
     #[serde(rename = "type")]
     pub element_type: ElementType,

@@ -33,6 +33,32 @@ pub enum DomainError {
     /// A run has at most one guest (spec 4.7 rule 3).
     #[error("the process run already has a different guest")]
     GuestAlreadyInvited,
+    /// No change may touch a task while a rule hides it (API contract 12.2).
+    #[error(
+        "{}task {task} is hidden by a rule of its process run: it cannot be changed while hidden",
+        item_prefix(*item)
+    )]
+    TaskHidden {
+        /// The task, by title and id.
+        task: String,
+        /// The batch item, when the task is one of a batch's.
+        item: Option<usize>,
+    },
+    /// A task cannot be completed or approved while a task it depends on is open (API
+    /// contract 12.2).
+    #[error(
+        "{}task {task} is blocked: it waits for {} to be completed, skipped or hidden",
+        item_prefix(*item),
+        quoted(waiting_for)
+    )]
+    TaskBlocked {
+        /// The task, by title and id.
+        task: String,
+        /// The titles of its open prerequisites.
+        waiting_for: Vec<String>,
+        /// The batch item, when the task is one of a batch's.
+        item: Option<usize>,
+    },
     /// The guest of a shared run may act only on unassigned tasks and tasks assigned to the
     /// guest's email (API contract 7.1).
     #[error("the task is assigned to someone else: the guest cannot change it")]
@@ -71,6 +97,8 @@ impl DomainError {
             Self::Validation(_) => ErrorCode::ValidationError,
             Self::TemplateNotPublished => ErrorCode::TemplateNotPublished,
             Self::RunCompleted => ErrorCode::RunCompleted,
+            Self::TaskHidden { .. } => ErrorCode::TaskHidden,
+            Self::TaskBlocked { .. } => ErrorCode::TaskBlocked,
             Self::TemplatePublished => ErrorCode::TemplatePublished,
             Self::TemplateHasNoTask => ErrorCode::TemplateHasNoTask,
             Self::GuestIsTeamMember => ErrorCode::GuestIsTeamMember,
@@ -134,6 +162,10 @@ error_codes! {
     TemplateNotPublished = ("template_not_published", 409),
     /// The tasks of a completed run cannot change.
     RunCompleted = ("run_completed", 409),
+    /// A task hidden by a rule cannot change.
+    TaskHidden = ("task_hidden", 409),
+    /// A task cannot be completed or approved while a prerequisite is open.
+    TaskBlocked = ("task_blocked", 409),
     /// A published template cannot be edited.
     TemplatePublished = ("template_published", 409),
     /// A template without tasks cannot be published (a state of the template, not of the
@@ -281,6 +313,11 @@ impl ValidationError {
             message: message.into(),
         }
     }
+}
+
+fn item_prefix(item: Option<usize>) -> String {
+    item.map(|index| format!("tasks[{index}]: "))
+        .unwrap_or_default()
 }
 
 fn quoted(items: &[String]) -> String {

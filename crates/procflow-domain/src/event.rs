@@ -92,6 +92,14 @@ pub enum EventPayload {
         /// The run's title, for the email.
         run_title: String,
     },
+    /// An open, visible task stopped being blocked: every task it depends on is done (or
+    /// hidden). Its assignee is told it is ready to start.
+    TaskUnblocked {
+        /// The task after the change.
+        task: TaskSnapshot,
+        /// The run's title, for the email.
+        run_title: String,
+    },
 }
 
 impl EventPayload {
@@ -120,6 +128,7 @@ impl EventPayload {
             Self::GuestInvited { .. } => "process_run.guest_invited",
             Self::GuestReminderDue { .. } => "process_run.guest_reminder_due",
             Self::TaskOverdue { .. } => "process_step.overdue",
+            Self::TaskUnblocked { .. } => "process_step.unblocked",
         }
     }
 
@@ -130,7 +139,8 @@ impl EventPayload {
             Self::RunCreated { run, .. } | Self::RunCompleted { run } => run.id,
             Self::TaskCompleted { task }
             | Self::TaskAssigned { task, .. }
-            | Self::TaskOverdue { task, .. } => task.instance_id,
+            | Self::TaskOverdue { task, .. }
+            | Self::TaskUnblocked { task, .. } => task.instance_id,
             Self::GuestInvited { run_id, .. } | Self::GuestReminderDue { run_id, .. } => *run_id,
         }
     }

@@ -30,6 +30,8 @@ named! {
         TaskAssigned = "task_assigned",
         /// An open task is past its due date.
         TaskOverdue = "task_overdue",
+        /// A task is ready to start: every task it depends on is done (API contract 12.2).
+        TaskReady = "task_ready",
     }
 }
 

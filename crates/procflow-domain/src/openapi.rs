@@ -100,6 +100,20 @@ pub fn section_documents() -> Array {
         .build()
 }
 
+/// The rules of an authoring document: at most [`MAX_RULES`](crate::template::MAX_RULES)
+/// [`RuleSchema`]s.
+#[must_use]
+pub fn rule_documents() -> Array {
+    ArrayBuilder::new()
+        .items(Ref::from_schema_name("Rule"))
+        .max_items(Some(crate::template::MAX_RULES))
+        .description(Some(format!(
+            "The rules that show and hide tasks from form values; at most {}, none when omitted.",
+            crate::template::MAX_RULES
+        )))
+        .build()
+}
+
 /// The options of a dropdown or multichoice element: 1 to [`MAX_OPTIONS_PER_ELEMENT`], or
 /// null on other types.
 #[must_use]
@@ -116,3 +130,98 @@ pub fn options() -> Array {
         )))
         .build()
 }
+
+/// The rules of a template or a run as their answers show them: tasks and elements by id.
+#[must_use]
+pub fn rules() -> Array {
+    ArrayBuilder::new()
+        .items(Ref::from_schema_name("Rule"))
+        .description(Some(
+            "The rules that show and hide tasks from form values, tasks and elements named by id.",
+        ))
+        .build()
+}
+
+#[allow(dead_code, reason = "schemas only: described, never built")]
+mod logic {
+    use serde::Serialize;
+    use serde_json::Value;
+    use utoipa::ToSchema;
+
+    use crate::template::Operator;
+
+    /// A rule (API contract 12.1): when `if` holds, the tasks of `show` are shown and those of
+    /// `hide` hidden. A task named in the `show` of some rule is hidden while none of those
+    /// rules holds; a task named in the `hide` of a rule that holds is hidden. A rule names
+    /// only tasks after (in template order) every task whose element it reads, and at least
+    /// one task.
+    #[derive(Serialize, ToSchema)]
+    #[serde(deny_unknown_fields)]
+    #[schema(as = Rule)]
+    pub struct RuleSchema {
+        #[serde(rename = "if")]
+        when: WhenSchema,
+        /// Tasks (by `ref` or id in a document; by id in answers) shown while the rule holds.
+        #[serde(default)]
+        show: Vec<String>,
+        /// Tasks hidden while the rule holds.
+        #[serde(default)]
+        hide: Vec<String>,
+    }
+
+    /// One condition, or `{"all": [...]}`, or `{"any": [...]}` (1 to 20 conditions).
+    #[derive(Serialize, ToSchema)]
+    #[serde(untagged)]
+    #[schema(as = RuleIf)]
+    pub enum WhenSchema {
+        /// Holds when the condition does.
+        One(ConditionSchema),
+        /// Holds when every condition does.
+        All(AllSchema),
+        /// Holds when at least one condition does.
+        Any(AnySchema),
+    }
+
+    /// Holds when every condition does.
+    #[derive(Serialize, ToSchema)]
+    #[serde(deny_unknown_fields)]
+    #[schema(as = RuleIfAll)]
+    pub struct AllSchema {
+        #[schema(min_items = 1, max_items = 20)]
+        all: Vec<ConditionSchema>,
+    }
+
+    /// Holds when at least one condition does.
+    #[derive(Serialize, ToSchema)]
+    #[serde(deny_unknown_fields)]
+    #[schema(as = RuleIfAny)]
+    pub struct AnySchema {
+        #[schema(min_items = 1, max_items = 20)]
+        any: Vec<ConditionSchema>,
+    }
+
+    /// A test of one element's current value; its description lists the operators that fit
+    /// each element type, from the one table the rules check against.
+    #[derive(Serialize, ToSchema)]
+    #[serde(deny_unknown_fields)]
+    #[schema(
+        as = Condition,
+        description = concat!(
+            "A test of one element's current value: `{\"element\", \"is\", \"value\"?}`. ",
+            "The operators that fit each element type:\n\n",
+            include_str!("template/logic/operators.md")
+        )
+    )]
+    pub struct ConditionSchema {
+        /// The element (by `ref` or id in a document; by id in answers); not display-only.
+        element: String,
+        is: Operator,
+        /// What the value is compared with, of the element's type; absent for `set` and
+        /// `empty`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[schema(value_type = Value)]
+        value: Option<Value>,
+    }
+}
+
+pub use logic::{AllSchema, AnySchema, ConditionSchema, RuleSchema, WhenSchema};

@@ -4,12 +4,17 @@ mod batch;
 mod patch;
 mod start;
 mod task;
+mod visibility;
 
 pub(crate) use batch::item_error;
 pub use batch::{BatchItem, TaskBatch, TasksChange};
 pub use patch::{ElementWrite, TaskChange, TaskPatch};
 pub use start::{NewRun, Prefill, StartRun};
 pub use task::{Decision, RunTask, TaskState, TaskStatus};
+pub use visibility::{
+    LiveTask, LogicPlan, LogicState, PlannedElement, PlannedTask, RunLogic, RunRule, TaskFlags,
+    evaluate,
+};
 
 use std::num::NonZeroU32;
 
@@ -61,14 +66,16 @@ pub struct Run {
     pub sections: Vec<Section>,
     /// Active with its open tasks, or completed and when.
     pub progress: Progress,
+    /// Its rules and dependencies with their live state; `None` when its template had none.
+    pub logic: Option<RunLogic>,
     /// When it was created.
     pub created_at: OffsetDateTime,
     /// When it last changed, `None` until then.
     pub updated_at: Option<OffsetDateTime>,
 }
 
-/// Where a run stands. An active run counts the tasks neither completed nor skipped (at least
-/// one), so that deciding whether a task update completes the run costs the same whatever the
+/// Where a run stands. An active run counts the tasks neither completed nor skipped nor hidden
+/// by a rule (at least one), so that deciding whether a task update completes the run costs the same whatever the
 /// number of tasks; a completed run has none and knows when its last one closed.
 ///
 /// ```
@@ -84,7 +91,7 @@ pub struct Run {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Progress {
-    /// Some task is neither completed nor skipped.
+    /// Some visible task is neither completed nor skipped.
     Active {
         /// How many.
         open_tasks: NonZeroU32,
@@ -149,6 +156,15 @@ impl Progress {
 }
 
 impl Run {
+    /// Its rules, tasks and elements named by id (empty without logic).
+    #[must_use]
+    pub fn rules(&self) -> Vec<RunRule> {
+        self.logic
+            .as_ref()
+            .map(|logic| logic.plan.rules())
+            .unwrap_or_default()
+    }
+
     /// Active or completed.
     #[must_use]
     pub fn status(&self) -> RunStatus {
@@ -161,7 +177,7 @@ impl Run {
         self.status() == RunStatus::Completed
     }
 
-    /// How many tasks are neither completed nor skipped.
+    /// How many visible tasks are neither completed nor skipped.
     #[must_use]
     pub fn open_tasks(&self) -> u32 {
         self.progress.open_tasks()

@@ -3,9 +3,14 @@
 mod document;
 mod due_date;
 pub mod limits;
+mod logic;
 
 pub use document::{ElementDocument, SectionDocument, TaskDocument, TemplateDocument};
 pub use due_date::{DATE_UNITS, DueDateRule, IsoDuration, TIME_UNITS};
+pub use logic::{
+    Condition, MAX_CONDITIONS, MAX_REF_CHARS, MAX_RULES, OPERATORS_BY_TYPE, Operator, REF_PATTERN,
+    Ref, Rule, RuleDocument, TemplateRule, When, operator_table,
+};
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -44,6 +49,8 @@ pub struct Template {
     pub sections: Vec<Section>,
     /// Its tasks, by `order` (0-based across the whole template).
     pub tasks: Vec<TemplateTask>,
+    /// The rules that show and hide its tasks from form values (API contract 12.1).
+    pub rules: Vec<TemplateRule>,
     /// When it was created.
     pub created_at: OffsetDateTime,
     /// When it last changed (edit or publish).
@@ -83,6 +90,10 @@ named! {
 pub struct TemplateTask {
     /// Its id (`template_task_id` on run tasks and pre-fill items).
     pub id: TemplateTaskId,
+    /// Its document-local name, if any.
+    pub reference: Option<Ref>,
+    /// The tasks that must be done (completed, skipped or hidden) before it can be completed.
+    pub depends_on: Vec<TemplateTaskId>,
     /// The section it belongs to.
     pub section_id: SectionId,
     /// Its title.
@@ -106,6 +117,13 @@ pub struct TemplateTask {
 }
 
 impl Template {
+    /// Whether any rule or dependency can hide or block one of its tasks: runs of a template
+    /// without logic carry none.
+    #[must_use]
+    pub fn has_logic(&self) -> bool {
+        !self.rules.is_empty() || self.tasks.iter().any(|t| !t.depends_on.is_empty())
+    }
+
     /// The task with this id.
     #[must_use]
     pub fn task(&self, id: TemplateTaskId) -> Option<&TemplateTask> {

@@ -38,6 +38,8 @@ named! {
         RunCompleted = "process_run.completed",
         /// A task with `webhook_enabled` was completed.
         StepCompleted = "process_step.completed",
+        /// A task stopped being blocked: every task it depends on is done (API contract 12.2).
+        StepUnblocked = "process_step.unblocked",
     }
 }
 

@@ -50,11 +50,13 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
     ),
     // `SectionDocument` and `ElementDocument` are referred to by name from the `sections` of
     // a `TemplateDocument` and the `custom_elements` of a `TaskDocument`, whose schemas the
-    // domain builds with their limits.
+    // domain builds with their limits; `Rule` from the `rules` of documents, templates and
+    // runs, likewise.
     components(schemas(
         procflow_wire::ErrorResponse,
         procflow_domain::template::SectionDocument,
         procflow_domain::template::ElementDocument,
+        procflow_domain::openapi::RuleSchema,
         procflow_domain::webhook::WebhookEvent,
         webhooks::Envelope
     )),

@@ -126,7 +126,7 @@ impl NoticeStore for InMemoryStore {
                 let next = state.mail.overdue_next.get(&(team, run_id, task.id));
                 let is_due = task.due_date.is_some_and(|due| due <= now)
                     && next.is_none_or(|next| *next <= now);
-                if task.is_open() && task.assignee.is_some() && is_due {
+                if task.is_open() && !task.hidden && task.assignee.is_some() && is_due {
                     due.push(DueNotice::Overdue {
                         team_id: team,
                         run_title: run.title.clone(),

@@ -8,7 +8,7 @@ use crate::store::InMemoryStore;
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
 use procflow_domain::ports::{RunStore, ShareDecision, TaskDecision, TasksDecision};
-use procflow_domain::run::{NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange};
+use procflow_domain::run::{NewRun, Run, RunFilter, RunTask, TaskChange, TaskFlags, TasksChange};
 use procflow_domain::sharing::{Share, ShareChange};
 use procflow_domain::values::{Page, PageRequest, ShareToken};
 
@@ -100,6 +100,7 @@ impl RunStore for InMemoryStore {
         state.runs[run_index] = change.run.clone();
         if let Some(tasks) = state.tasks.get_mut(&key) {
             tasks[task_index] = change.task.clone();
+            set_flags(tasks, &change.flags);
         }
         state.append(&change.events);
         Ok(change)
@@ -134,6 +135,7 @@ impl RunStore for InMemoryStore {
                     *slot = task.clone();
                 }
             }
+            set_flags(of_run, &change.flags);
         }
         state.append(&change.events);
         Ok(change)
@@ -226,5 +228,14 @@ impl RunStore for InMemoryStore {
             .and_then(|share| share.guest.as_mut())
             .filter(|guest| guest.engaged_at.is_none());
         Ok(guest.map(|guest| guest.engaged_at = Some(at)).is_some())
+    }
+}
+
+/// Writes the flags a change turned on tasks it did not write itself.
+fn set_flags(tasks: &mut [RunTask], flags: &[(TaskId, TaskFlags)]) {
+    for (id, flags) in flags {
+        if let Some(task) = tasks.iter_mut().find(|t| t.id == *id) {
+            (task.hidden, task.blocked) = (flags.hidden, flags.blocked);
+        }
     }
 }

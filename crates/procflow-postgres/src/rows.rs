@@ -1,6 +1,8 @@
 //! Table rows and their conversions to and from the domain's types.
 
 pub(crate) mod elements;
+pub(crate) mod json;
+pub(crate) mod logic;
 pub(crate) mod outbox;
 pub(crate) mod run;
 pub(crate) mod share;

@@ -157,6 +157,10 @@ diesel::table! {
         custom_elements -> Jsonb,
         created_at -> Timestamptz,
         overdue_next_at -> Nullable<Timestamptz>,
+        reference -> Nullable<Text>,
+        depends_on -> Jsonb,
+        hidden -> Bool,
+        blocked -> Bool,
     }
 }
 
@@ -176,6 +180,8 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Nullable<Timestamptz>,
         completed_at -> Nullable<Timestamptz>,
+        logic -> Nullable<Jsonb>,
+        logic_state -> Nullable<Jsonb>,
     }
 }
 
@@ -217,6 +223,8 @@ diesel::table! {
         webhook_enabled -> Bool,
         custom_elements -> Jsonb,
         created_at -> Timestamptz,
+        reference -> Nullable<Text>,
+        depends_on -> Jsonb,
     }
 }
 
@@ -234,6 +242,7 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         archived_at -> Nullable<Timestamptz>,
+        rules -> Jsonb,
     }
 }
 

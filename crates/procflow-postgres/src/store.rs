@@ -2,12 +2,14 @@
 
 mod batch;
 mod deliveries;
+mod flags;
 mod health;
 mod idempotency;
 mod key_changes;
 mod mail;
 mod notices;
 mod outbox;
+mod plans;
 mod queue;
 mod rate_limits;
 mod runs;
@@ -46,6 +48,7 @@ pub struct PgStore {
     pool: PgPool,
     url: std::sync::Arc<str>,
     signal: std::sync::Arc<signal::Signal>,
+    plans: std::sync::Arc<plans::Plans>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -66,6 +69,7 @@ impl PgStore {
             pool: pool::build(config)?,
             url: config.url.as_str().into(),
             signal: std::sync::Arc::default(),
+            plans: std::sync::Arc::default(),
         })
     }
 
@@ -82,6 +86,7 @@ impl PgStore {
             pool: pool::build(&config)?,
             url: self.url.clone(),
             signal: self.signal.clone(),
+            plans: self.plans.clone(),
         })
     }
 

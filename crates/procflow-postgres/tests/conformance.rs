@@ -21,6 +21,7 @@ mod conformance {
     pub mod env;
     pub mod idempotency;
     pub mod isolation;
+    pub mod logic;
     pub mod mail;
     pub mod migrations;
     pub mod notices;

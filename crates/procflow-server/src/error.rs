@@ -100,6 +100,15 @@ mod tests {
             ValidationError::field("name", "must not be empty").into(),
             DomainError::TemplateNotPublished,
             DomainError::RunCompleted,
+            DomainError::TaskHidden {
+                task: "\"Ship a laptop\" (id)".into(),
+                item: Some(1),
+            },
+            DomainError::TaskBlocked {
+                task: "\"Grant access\" (id)".into(),
+                waiting_for: vec!["Security training".into()],
+                item: None,
+            },
             DomainError::TemplatePublished,
             DomainError::TemplateHasNoTask,
             DomainError::GuestIsTeamMember,

@@ -70,7 +70,23 @@ pub struct StepCompletedData {
     pub completed_by: Person,
 }
 
-/// The data of an event: one of the three shapes, by `event`.
+/// The data of `process_step.unblocked`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StepUnblockedData {
+    #[schema(format = "uuid")]
+    pub task_id: String,
+    #[schema(format = "uuid")]
+    pub instance_id: String,
+    #[schema(format = "uuid")]
+    pub template_task_id: String,
+    pub title: String,
+    /// A member's user id, the email of someone outside the team, or null.
+    #[schema(value_type = Option<String>, required = true)]
+    pub assignee: Option<String>,
+}
+
+/// The data of an event: one of the four shapes, by `event`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(untagged)]
 pub enum EventData {
@@ -80,6 +96,8 @@ pub enum EventData {
     RunCompleted(RunCompletedData),
     /// `process_step.completed`
     StepCompleted(StepCompletedData),
+    /// `process_step.unblocked`
+    StepUnblocked(StepUnblockedData),
 }
 
 /// `{id, event, timestamp, test, data}`: what a webhook posts and the feed lists. `id` is the

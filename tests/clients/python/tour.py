@@ -89,7 +89,24 @@ def tour(base_url: str, key: str) -> str:
         body=UpdateTasks(tasks=[TaskUpdate(id=item.id, completed=True) for item in tasks.data[1:3]]),
     )
 
-    # 6. Share the run with a guest.
+    # 6. A rule: the answer to "I will work remotely" (an element named by its ref) shows the
+    # task "Ship the equipment home"; every task says whether it is hidden or blocked.
+    remote = next(element.id for element in task.custom_elements if element.ref == "remote")
+    update_run_task.sync(
+        run_id,
+        task.id,
+        client=client,
+        body=UpdateTask(custom_elements=[ElementWrite(id=remote, value=True)]),
+    )
+    after = list_run_tasks.sync(run_id, client=client)
+    if not isinstance(after, RunTaskList):
+        raise RuntimeError("no tasks")
+    hidden: dict[str, bool] = {item.title: item.hidden for item in after.data}
+    blocked: list[str] = [item.title for item in after.data if item.blocked]
+    if hidden.get("Ship the equipment home") or blocked:
+        raise RuntimeError("the rule did not show the task, or a task still waits")
+
+    # 7. Share the run with a guest.
     shared = invite_guest.sync(run_id, client=client, body=Invite(email="ada@example.org"))
     if not isinstance(shared, ShareResultData):
         raise RuntimeError("not shared")

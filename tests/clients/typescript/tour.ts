@@ -57,7 +57,18 @@ export async function tour(baseUrl: string, key: string): Promise<string> {
     body: { tasks: tasks.data.data.slice(1, 3).map((item) => ({ id: item.id, completed: true })) },
   });
 
-  // 6. Share the run with a guest.
+  // 6. A rule: the answer to "I will work remotely" (an element named by its ref) shows the
+  // task "Ship the equipment home"; every task says whether it is hidden or blocked.
+  const remote = task.custom_elements.find((element) => element.ref === "remote");
+  await client.PATCH("/api/v1/process-runs/{id}/tasks/{task_id}", {
+    params: { path: { id: runId, task_id: task.id } },
+    body: { custom_elements: remote ? [{ id: remote.id, value: true }] : [] },
+  });
+  const after = await client.GET("/api/v1/process-runs/{id}/tasks", { params: { path: { id: runId } } });
+  const shipped = after.data?.data.find((item) => item.title === "Ship the equipment home");
+  if (!shipped || shipped.hidden || shipped.blocked) throw new Error("the rule did not show the task");
+
+  // 7. Share the run with a guest.
   const shared = await client.POST("/api/v1/process-runs/{id}/invite", {
     params: { path: { id: runId } },
     body: { email: "ada@example.org" },

@@ -47,7 +47,7 @@ fn the_schemas_refuse_what_the_api_never_answers() {
     let run = json!({
         "id": unknown_id(), "template_id": unknown_id(), "title": "T", "status": "active",
         "started_by": "api", "team_id": unknown_id(), "timezone": "UTC", "due_date": null,
-        "is_shared": false, "sections": [], "created_at": "2026-01-01T00:00:00Z",
+        "is_shared": false, "sections": [], "rules": [], "created_at": "2026-01-01T00:00:00Z",
         "updated_at": null, "completed_at": null,
     });
     assert_eq!(

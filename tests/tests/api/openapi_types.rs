@@ -17,8 +17,10 @@ use serde_json::{Value, json};
 /// per-property union cannot tie to it: a union would still let a client send a number to a
 /// text field, so the server's check against the element (`CustomElement::validate_write`) is
 /// the authority, and clients keep the value as any JSON. `ElementDocument` states the kind
-/// per element type in its `allOf` of `if`/`then` rules.
+/// per element type in its `allOf` of `if`/`then` rules. A rule's condition compares with
+/// such a value (its kind is the element's, checked against it when the template is written).
 const FREE: &[&str] = &[
+    "#/components/schemas/Condition/properties/value",
     "#/components/schemas/Element/properties/value",
     "#/components/schemas/ElementDocument/properties/value",
     "#/components/schemas/ElementWrite/properties/value",

@@ -22,7 +22,8 @@ async fn an_endpoint_is_registered_read_changed_and_deleted_its_secret_shown_onc
         json!([
             "process_run.created",
             "process_run.completed",
-            "process_step.completed"
+            "process_step.completed",
+            "process_step.unblocked"
         ])
     );
     assert_eq!(

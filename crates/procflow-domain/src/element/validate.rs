@@ -27,6 +27,7 @@ impl CustomElement {
     ///
     /// let dropdown = CustomElement {
     ///     id: ElementId::from_uuid(uuid::Uuid::nil()),
+    ///     reference: None,
     ///     element_type: ElementType::Dropdown,
     ///     label: "Department".into(),
     ///     required: false,
@@ -189,6 +190,7 @@ mod tests {
             .then(|| vec!["Eng".to_owned(), "Sales".to_owned(), "R&D".to_owned()]);
         CustomElement {
             id: ElementId::from_uuid(uuid::Uuid::nil()),
+            reference: None,
             element_type,
             label: "Field".into(),
             required: false,

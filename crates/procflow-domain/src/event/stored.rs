@@ -12,8 +12,10 @@
 //! 3. 2026-11-25: the task's `due_date` (optional), and the kinds `guest_reminder_due` and
 //!    `task_overdue`.
 //! 4. 2026-11-26: as 3, with `"version": 4` beside the event's fields.
+//! 5. 2026-11-27: as 4, and the kind `task_unblocked` (process logic), which an instance that
+//!    reads only up to 4 must set aside rather than misread.
 //!
-//! Versions 1 to 3 carry no version field; 2 and 3 read as 4 does. A change of shape bumps
+//! Versions 1 to 3 carry no version field; 2, 3 and 4 read as 5 does. A change of shape bumps
 //! [`EVENT_VERSION`] and teaches [`from_stored`] the older one, so that events queued before an
 //! upgrade are still delivered after it.
 
@@ -23,7 +25,10 @@ use serde_json::Value;
 use super::Event;
 
 /// The version of the shape [`to_stored`] writes.
-pub const EVENT_VERSION: u32 = 4;
+pub const EVENT_VERSION: u32 = 5;
+
+/// The first version written with a version field.
+const FIRST_VERSIONED: u32 = 4;
 
 /// Why a stored event cannot be read: it is set aside rather than retried, since reading it
 /// again gives the same answer.
@@ -115,7 +120,7 @@ pub fn from_stored(mut stored: Value) -> Result<Event, UnreadableEvent> {
             "it is version {v}, written by a newer procflow (this one reads up to \
              {EVENT_VERSION}); re-queue it once that version runs"
         ))),
-        Some(v) if v < EVENT_VERSION => Err(UnreadableEvent(format!(
+        Some(v) if v < FIRST_VERSIONED => Err(UnreadableEvent(format!(
             "version {v} was never written with a version field"
         ))),
         Some(_) => read(stored),

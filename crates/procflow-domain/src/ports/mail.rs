@@ -36,7 +36,8 @@ pub trait NoticeStore: Send + Sync {
     ///
     /// Reminders are due `reminder_days` after the latest invitation, for guests with
     /// reminders on who have not engaged; overdue notices for open tasks with an assignee
-    /// whose due date is at or before `now`.
+    /// whose due date is at or before `now`, and that no rule hides (a hidden task counts as
+    /// done).
     ///
     /// # Errors
     /// Only store failures.

@@ -93,7 +93,8 @@ pub trait TemplateStore: Send + Sync {
 /// Runs of a team, their tasks and their sharing.
 #[async_trait]
 pub trait RunStore: Send + Sync {
-    /// Writes a new run, its tasks and its events in one transaction: all or nothing.
+    /// Writes a new run (its logic's plan and state included), its tasks (their `hidden` and
+    /// `blocked` included) and its events in one transaction: all or nothing.
     ///
     /// # Errors
     /// MUST answer `NotFound(Template)` when the template is not the run's team's.
@@ -134,8 +135,9 @@ pub trait RunStore: Send + Sync {
     async fn get_task(&self, team: TeamId, run: RunId, task: TaskId) -> DomainResult<RunTask>;
 
     /// Changes a task by what `decide` makes of the run and the task, read under a lock on the
-    /// run (or an equivalent compare-and-set), and writes the task, the run header and the
-    /// change's events in one transaction. With any number of concurrent calls on one run no
+    /// run (or an equivalent compare-and-set), and writes the task, the run header (its logic's
+    /// state included), the flags of the other tasks the change turned
+    /// ([`TaskChange::flags`]) and the change's events in one transaction. With any number of concurrent calls on one run no
     /// change is lost and the run completes exactly once. Nothing is written when `decide`
     /// refuses. The cost MUST NOT grow with the number of tasks of the run.
     ///
@@ -152,8 +154,9 @@ pub trait RunStore: Send + Sync {
     /// Changes several tasks of a run at once: reads the run under a lock (its header: the
     /// sections MAY be left out, as the decision never needs them), with those of `tasks` that
     /// are the run's (in the order of `tasks`; ids that name no task of the run are left out),
-    /// calls `decide`, and writes the changed tasks, the run header and the events in one
-    /// transaction: all or nothing. Nothing is written when `decide` refuses.
+    /// calls `decide`, and writes the changed tasks, the run header, the flags of the other
+    /// tasks the change turned ([`TasksChange::flags`]) and the events in one transaction: all
+    /// or nothing. Nothing is written when `decide` refuses.
     /// Serialised with [`update_task`](Self::update_task) and other batches on the same run
     /// by the same lock. The cost MUST NOT grow with the number of tasks of the run, and its
     /// round trips MUST NOT grow with the number of tasks changed (set-based statements).

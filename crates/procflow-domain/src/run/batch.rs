@@ -8,7 +8,8 @@ use std::collections::HashSet;
 use time::OffsetDateTime;
 
 use super::patch::settle;
-use super::{Run, RunTask, TaskPatch};
+use super::visibility::LogicChange;
+use super::{Run, RunTask, TaskFlags, TaskPatch};
 use crate::actor::Actor;
 use crate::error::{DomainError, ValidationError};
 use crate::etag::IfMatch;
@@ -46,10 +47,14 @@ pub struct TasksChange {
     pub tasks: Vec<RunTask>,
     /// The tasks that changed (the others need no write).
     pub changed: Vec<TaskId>,
-    /// What the change raised: each task's events in the batch's order, then the run's.
+    /// What the change raised: each task's events in the batch's order, then the tasks it
+    /// unblocked, then the run's.
     pub events: Vec<Event>,
     /// Required elements still empty on tasks completed by this change (reported).
     pub missing_required: Vec<ElementId>,
+    /// The run's tasks outside the batch whose `hidden` or `blocked` the change turned, with
+    /// their new flags (written with the change).
+    pub flags: Vec<(TaskId, TaskFlags)>,
 }
 
 impl TaskBatch {
@@ -100,12 +105,16 @@ impl TaskBatch {
     }
 
     /// Applies every patch to its task among `tasks` (the run's tasks the batch names, as they
-    /// are now), then settles the run once. A refused item changes nothing.
+    /// are now), in order, each seeing the effects of the ones before it on the run's logic
+    /// (so completing a prerequisite then its dependent succeeds), then settles the run once.
+    /// A refused item changes nothing.
     ///
     /// # Errors
     /// [`DomainError::RunCompleted`] on a completed run; [`DomainError::PreconditionFailed`]
-    /// when an item's `if_match` does not match its task; a [`ValidationError::Item`] naming
-    /// the item's index and task for a task that is not the run's or a patch its task refuses.
+    /// when an item's `if_match` does not match its task; [`DomainError::TaskHidden`] and
+    /// [`DomainError::TaskBlocked`] naming the item as a single update would; a
+    /// [`ValidationError::Item`] naming the item's index and task for a task that is not the
+    /// run's or a patch its task refuses.
     pub fn apply(
         &self,
         run: &Run,
@@ -116,13 +125,16 @@ impl TaskBatch {
         if run.is_completed() {
             return Err(DomainError::RunCompleted);
         }
-        let mut open_tasks = run.open_tasks();
+        let mut logic = LogicChange::of(run);
+        let mut open = i64::from(run.open_tasks());
+        let mut stored = Vec::with_capacity(self.items.len());
         let mut change = TasksChange {
             run: run.clone(),
             tasks: Vec::with_capacity(self.items.len()),
             changed: Vec::new(),
             events: Vec::new(),
             missing_required: Vec::new(),
+            flags: Vec::new(),
         };
         for (index, item) in self.items.iter().enumerate() {
             let Some(current) = tasks.iter().find(|task| task.id == item.task) else {
@@ -136,30 +148,73 @@ impl TaskBatch {
             if let Some(condition) = &item.if_match {
                 condition.check(current)?;
             }
+            let seen = logic
+                .as_ref()
+                .map_or_else(|| current.clone(), |l| l.current(current));
             let step = item
                 .patch
-                .step(run, current, item.actor, ids, now)
-                .map_err(|error| match error {
-                    DomainError::Validation(error) => item_error(index, item.task, error).into(),
-                    other => other,
-                })?;
-            open_tasks = step.open_tasks(open_tasks);
-            if step.changed {
-                change.changed.push(item.task);
+                .step(run, &seen, item.actor, ids, now, logic.as_mut())
+                .map_err(|error| in_item(index, item.task, error))?;
+            if logic.as_ref().is_none_or(|l| !l.involves(item.task)) {
+                open += step.open_delta;
             }
             change.events.extend(step.events);
             change.missing_required.extend(step.missing_required);
             change.tasks.push(step.task);
+            stored.push(current);
         }
+        let after = logic.map(|logic| {
+            let outcome = logic.finish(run, ids, now);
+            open += outcome.open_delta;
+            for task in &mut change.tasks {
+                if let Some(flags) = outcome.flags_of(task.id) {
+                    (task.hidden, task.blocked) = (flags.hidden, flags.blocked);
+                }
+            }
+            change.flags = outcome
+                .flags
+                .into_iter()
+                .filter(|(id, _)| change.tasks.iter().all(|t| t.id != *id))
+                .collect();
+            change.events.extend(outcome.events);
+            outcome.logic
+        });
+        change.changed = change
+            .tasks
+            .iter()
+            .zip(stored)
+            .filter(|(after, before)| *after != *before)
+            .map(|(after, _)| after.id)
+            .collect();
         change.run = settle(
             run,
-            open_tasks,
+            open,
+            after,
             !change.changed.is_empty(),
             &mut change.events,
             ids,
             now,
         );
         Ok(change)
+    }
+}
+
+/// A refusal of the batch's item `index`, naming it (and its task, for validation errors).
+fn in_item(index: usize, task: TaskId, error: DomainError) -> DomainError {
+    match error {
+        DomainError::Validation(error) => item_error(index, task, error).into(),
+        DomainError::TaskHidden { task, .. } => DomainError::TaskHidden {
+            task,
+            item: Some(index),
+        },
+        DomainError::TaskBlocked {
+            task, waiting_for, ..
+        } => DomainError::TaskBlocked {
+            task,
+            waiting_for,
+            item: Some(index),
+        },
+        other => other,
     }
 }
 

@@ -5,11 +5,12 @@ use std::collections::HashSet;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::{Decision, Progress, Run, RunTask, TaskState};
+use super::visibility::LogicChange;
+use super::{Decision, Progress, Run, RunLogic, RunTask, TaskFlags, TaskState};
 use crate::actor::{Actor, Assignee};
 use crate::error::{DomainError, ValidationError};
 use crate::event::{Event, EventPayload};
-use crate::ids::{ElementId, EventId};
+use crate::ids::{ElementId, EventId, TaskId};
 use crate::limits;
 use crate::ports::IdGenerator;
 use crate::template::TaskType;
@@ -56,18 +57,24 @@ pub struct TaskChange {
     pub changed: bool,
     /// Required elements still empty on a task completed by this change (reported, not refused).
     pub missing_required: Vec<ElementId>,
+    /// The run's other tasks whose `hidden` or `blocked` the change turned, with their new
+    /// flags (written with the change).
+    pub flags: Vec<(TaskId, TaskFlags)>,
 }
 
 impl TaskPatch {
     /// Applies the patch to `task` of `run`, acting as `actor`.
     ///
     /// The run completes, with `completed_at`, exactly when the change closes its last open
-    /// task. A refused patch changes nothing.
+    /// visible task, or hides it. The run's logic is evaluated again with the change: the other
+    /// tasks it hides, shows, blocks or unblocks are in [`TaskChange::flags`], and each task it
+    /// unblocks raises `process_step.unblocked`. A refused patch changes nothing.
     ///
     /// # Errors
-    /// [`DomainError::RunCompleted`] on a completed run; a [`ValidationError`] for skipping an
-    /// essential task, contradictory fields, a decision on a plain task, an unknown element or
-    /// a value its element refuses.
+    /// [`DomainError::RunCompleted`] on a completed run; [`DomainError::TaskHidden`] for any
+    /// patch of a hidden task; [`DomainError::TaskBlocked`] for completing or approving a
+    /// blocked one; a [`ValidationError`] for skipping an essential task, contradictory fields,
+    /// a decision on a plain task, an unknown element or a value its element refuses.
     pub fn apply(
         &self,
         run: &Run,
@@ -79,21 +86,53 @@ impl TaskPatch {
         if run.is_completed() {
             return Err(DomainError::RunCompleted);
         }
-        let step = self.step(run, task, actor, ids, now)?;
-        let open_tasks = step.open_tasks(run.open_tasks());
+        let mut logic = LogicChange::of(run);
+        let current = logic
+            .as_ref()
+            .map_or_else(|| task.clone(), |l| l.current(task));
+        let step = self.step(run, &current, actor, ids, now, logic.as_mut())?;
+        let mut open = i64::from(run.open_tasks());
         let mut events = step.events;
-        let run = settle(run, open_tasks, step.changed, &mut events, ids, now);
+        let mut next = step.task;
+        let mut flags = Vec::new();
+        let after = match logic {
+            None => {
+                open += step.open_delta;
+                None
+            }
+            Some(logic) => {
+                if !logic.involves(task.id) {
+                    open += step.open_delta;
+                }
+                let outcome = logic.finish(run, ids, now);
+                open += outcome.open_delta;
+                if let Some(own) = outcome.flags_of(next.id) {
+                    (next.hidden, next.blocked) = (own.hidden, own.blocked);
+                }
+                flags = outcome
+                    .flags
+                    .into_iter()
+                    .filter(|(id, _)| *id != next.id)
+                    .collect();
+                events.extend(outcome.events);
+                Some(outcome.logic)
+            }
+        };
+        let changed = next != *task;
+        let run = settle(run, open, after, changed, &mut events, ids, now);
         Ok(TaskChange {
             run,
-            task: step.task,
+            task: next,
             events,
-            changed: step.changed,
+            changed,
             missing_required: step.missing_required,
+            flags,
         })
     }
 
-    /// The patch applied to the task alone: the new task and the task's own events. The run's
-    /// progress is settled by the caller ([`settle`]), once for a single patch or a batch.
+    /// The patch applied to the task alone (with its flags as the change has left them): the
+    /// new task and the task's own events; `logic` follows it. The run's progress is settled
+    /// by the caller ([`settle`]), once for a single patch or a batch.
     pub(super) fn step(
         &self,
         run: &Run,
@@ -101,7 +140,10 @@ impl TaskPatch {
         actor: Actor,
         ids: &dyn IdGenerator,
         now: OffsetDateTime,
+        logic: Option<&mut LogicChange>,
     ) -> Result<TaskStep, DomainError> {
+        // Hidden first: a hidden task takes no change at all, valid or not.
+        LogicChange::check_visible(task)?;
         self.check_fields(task)?;
         let mut next = task.clone();
         self.write_elements(&mut next)?;
@@ -109,6 +151,10 @@ impl TaskPatch {
         self.record_decision(task, &mut next);
         if let Some(assignee) = &self.assignee {
             next.assignee.clone_from(assignee);
+        }
+        if let Some(logic) = logic {
+            logic.check_unblocked(task, &next)?;
+            logic.record(&next);
         }
 
         let mut events = Vec::new();
@@ -147,10 +193,13 @@ impl TaskPatch {
         } else {
             Vec::new()
         };
+        let open_delta = match (task.is_open(), next.is_open()) {
+            (true, false) => -1,
+            (false, true) => 1,
+            _ => 0,
+        };
         Ok(TaskStep {
-            changed: next != *task,
-            closed: task.is_open() && !next.is_open(),
-            reopened: !task.is_open() && next.is_open(),
+            open_delta,
             task: next,
             events,
             missing_required,
@@ -262,33 +311,19 @@ pub(super) struct TaskStep {
     pub(super) task: RunTask,
     /// The task's own events (completed, assigned).
     pub(super) events: Vec<Event>,
-    /// Whether the task changed at all.
-    pub(super) changed: bool,
-    /// Whether an open task was completed or skipped.
-    pub(super) closed: bool,
-    /// Whether a completed or skipped task was reopened.
-    pub(super) reopened: bool,
+    /// How the task's own state changed the count of open tasks: -1 closed, +1 reopened.
+    pub(super) open_delta: i64,
     /// Required elements still empty on a completed task.
     pub(super) missing_required: Vec<ElementId>,
 }
 
-impl TaskStep {
-    /// The run's open tasks after this step, from `open_tasks` before it.
-    pub(super) fn open_tasks(&self, open_tasks: u32) -> u32 {
-        match (self.closed, self.reopened) {
-            (true, _) => open_tasks.saturating_sub(1),
-            (_, true) => open_tasks + 1,
-            _ => open_tasks,
-        }
-    }
-}
-
-/// The run header after changes to its tasks that leave `open_tasks` open: touched when
-/// anything `changed`, completed (raising `process_run.completed` into `events`, once) when no
-/// task is left open.
+/// The run header after changes to its tasks that leave `open_tasks` open and visible, with
+/// its `logic` after them: touched when anything `changed`, completed (raising
+/// `process_run.completed` into `events`, once) when no visible task is left open.
 pub(super) fn settle(
     run: &Run,
-    open_tasks: u32,
+    open_tasks: i64,
+    logic: Option<RunLogic>,
     changed: bool,
     events: &mut Vec<Event>,
     ids: &dyn IdGenerator,
@@ -298,6 +333,8 @@ pub(super) fn settle(
     if changed {
         after.updated_at = Some(now);
     }
+    after.logic = logic;
+    let open_tasks = u32::try_from(open_tasks.max(0)).unwrap_or(u32::MAX);
     after.progress = Progress::with_open_tasks(open_tasks, now);
     if after.is_completed() {
         events.push(event(

@@ -1,11 +1,11 @@
 //! Starting a run: the frozen snapshot of a published template, with pre-filled values.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::{Progress, Run, RunTask, TaskState};
+use super::{Progress, Run, RunLogic, RunTask, TaskState};
 use crate::actor::{Actor, Assignee, TemplateAssignee};
 use crate::error::{DomainError, ValidationError};
 use crate::event::{Event, EventPayload};
@@ -81,13 +81,26 @@ impl Run {
         };
         let run_id = RunId::from_uuid(ids.new_id());
         let started_by = request.runner.map_or(Actor::Api, |m| Actor::User(m.id));
+        let new_ids: Vec<TaskId> = template
+            .tasks
+            .iter()
+            .map(|_| TaskId::from_uuid(ids.new_id()))
+            .collect();
+        let task_ids: HashMap<_, _> = template
+            .tasks
+            .iter()
+            .map(|t| t.id)
+            .zip(new_ids.iter().copied())
+            .collect();
         let mut tasks: Vec<RunTask> = template
             .tasks
             .iter()
-            .map(|task| RunTask {
-                id: TaskId::from_uuid(ids.new_id()),
+            .zip(new_ids)
+            .map(|(task, id)| RunTask {
+                id,
                 run_id,
                 template_task_id: task.id,
+                reference: task.reference.clone(),
                 title: task.title.clone(),
                 state: TaskState::Open,
                 order: task.order,
@@ -115,10 +128,20 @@ impl Run {
                 decision: None,
                 comment: None,
                 custom_elements: task.custom_elements.clone(),
+                depends_on: task
+                    .depends_on
+                    .iter()
+                    .filter_map(|p| task_ids.get(p).copied())
+                    .collect(),
+                hidden: false,
+                blocked: false,
                 created_at: now,
             })
             .collect();
         apply_prefill(template, &mut tasks, request.prefill)?;
+        // Visibility and blocking from the pre-filled values, stored with the new tasks.
+        let logic = RunLogic::start(template, &mut tasks);
+        let open_tasks = tasks.iter().filter(|t| t.is_open() && !t.hidden).count();
 
         let run = Run {
             id: run_id,
@@ -131,10 +154,8 @@ impl Run {
             due_date: request.due_date,
             is_shared: false,
             sections: template.sections.clone(),
-            progress: Progress::with_open_tasks(
-                u32::try_from(tasks.len()).unwrap_or(u32::MAX),
-                now,
-            ),
+            progress: Progress::with_open_tasks(u32::try_from(open_tasks).unwrap_or(u32::MAX), now),
+            logic,
             created_at: now,
             updated_at: None,
         };

@@ -7,7 +7,7 @@ use crate::element::CustomElement;
 use crate::event::TaskSnapshot;
 use crate::ids::{RunId, SectionId, TaskId, TemplateTaskId};
 use crate::names::named;
-use crate::template::TaskType;
+use crate::template::{Ref, TaskType};
 
 /// Where a task stands. Completed and skipped exclude each other by construction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -57,6 +57,8 @@ pub struct RunTask {
     pub run_id: RunId,
     /// The template task it was copied from.
     pub template_task_id: TemplateTaskId,
+    /// The template task's document-local name, if any.
+    pub reference: Option<Ref>,
     /// Its title.
     pub title: String,
     /// Open, completed or skipped.
@@ -81,6 +83,13 @@ pub struct RunTask {
     pub comment: Option<String>,
     /// The form fields with their current values.
     pub custom_elements: Vec<CustomElement>,
+    /// The tasks of the run that must be done before it can be completed or approved.
+    pub depends_on: Vec<TaskId>,
+    /// Hidden by a rule: counts as done, and cannot be changed while hidden.
+    pub hidden: bool,
+    /// Not completed while a task it depends on is open and not hidden: cannot be completed or
+    /// approved.
+    pub blocked: bool,
     /// When it was created (with its run).
     pub created_at: OffsetDateTime,
 }

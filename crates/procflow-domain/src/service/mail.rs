@@ -59,7 +59,7 @@ impl Mailer {
     }
 
     /// Queues the emails `events` call for: a guest's invitation and reminder, a task's
-    /// assignment and overdue notices. Safe to repeat (the queue keeps one email per event).
+    /// assignment, overdue and ready-to-start notices. Safe to repeat (the queue keeps one email per event).
     /// Answers how many were queued.
     ///
     /// # Errors
@@ -134,20 +134,19 @@ impl Mailer {
                     link,
                 )
             }
-            EventPayload::TaskOverdue { task, run_title } => {
+            EventPayload::TaskOverdue { task, run_title }
+            | EventPayload::TaskUnblocked { task, run_title } => {
                 let Some(recipient) = self.assignee_email(team, task, None).await? else {
                     return Ok(None);
                 };
                 let link = self
                     .guest_link(team, task.instance_id, &recipient, lookups)
                     .await?;
-                (
-                    MailKind::TaskOverdue,
-                    recipient,
-                    run_title,
-                    Some(task),
-                    link,
-                )
+                let kind = match &event.payload {
+                    EventPayload::TaskUnblocked { .. } => MailKind::TaskReady,
+                    _ => MailKind::TaskOverdue,
+                };
+                (kind, recipient, run_title, Some(task), link)
             }
             _ => return Ok(None),
         };

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::{DueDateRule, Section, TaskType, Template, TemplateTask, limits};
+use super::logic::{self, LogicSources};
+use super::{DueDateRule, Ref, RuleDocument, Section, TaskType, Template, TemplateTask, limits};
 use crate::actor::TemplateAssignee;
 use crate::element::{CustomElement, ElementType, is_web_url};
 use crate::error::ValidationError;
@@ -47,6 +48,11 @@ pub struct TemplateDocument {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::section_documents))]
     pub sections: Vec<SectionDocument>,
+    /// The rules that show and hide tasks from form values (API contract 12.1); none when
+    /// omitted.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::rule_documents))]
+    pub rules: Vec<RuleDocument>,
 }
 
 /// A section of an authoring document.
@@ -83,6 +89,15 @@ pub struct TaskDocument {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = "uuid"))]
     pub id: Option<TemplateTaskId>,
+    /// A document-local name that rules and dependencies may use instead of the id; unique
+    /// among the template's tasks, kept across edits.
+    #[serde(rename = "ref", default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"))]
+    pub reference: Option<Ref>,
+    /// The tasks (by `ref` or id) that must be completed, skipped or hidden before this one can
+    /// be completed or approved; none when omitted.
+    #[serde(default)]
+    pub depends_on: Vec<String>,
     /// The title; not blank.
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::title))]
     pub title: String,
@@ -118,6 +133,11 @@ pub struct ElementDocument {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = "uuid"))]
     pub id: Option<ElementId>,
+    /// A document-local name that rules may use instead of the id; unique among the
+    /// template's elements, kept across edits.
+    #[serde(rename = "ref", default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = "^[a-z0-9][a-z0-9_-]{0,63}$"))]
+    pub reference: Option<Ref>,
     /// One of the 14 types.
     #[serde(rename = "type")]
     pub element_type: ElementType,
@@ -181,11 +201,13 @@ impl TemplateDocument {
         let mut sections = Vec::with_capacity(self.sections.len());
         let mut tasks = Vec::new();
         let mut options = 0;
+        let mut sources = LogicSources::default();
         for (s, section) in self.sections.into_iter().enumerate() {
             let path = format!("sections[{s}]");
             let id = seen.section(&path, section.id, ids)?;
-            for (t, task) in section.tasks.into_iter().enumerate() {
+            for (t, mut task) in section.tasks.into_iter().enumerate() {
                 let task_path = format!("{path}.tasks[{t}]");
+                sources.task(task_path.clone(), std::mem::take(&mut task.depends_on));
                 let order = u32::try_from(tasks.len()).unwrap_or(u32::MAX);
                 let created_at = task
                     .id
@@ -219,6 +241,7 @@ impl TemplateDocument {
                     })?,
             });
         }
+        let rules = logic::resolve(&mut tasks, sources, self.rules)?;
         let template = Template {
             id: previous.map_or_else(|| TemplateId::from_uuid(ids.new_id()), |p| p.id),
             team_id,
@@ -231,6 +254,7 @@ impl TemplateDocument {
             version: previous.map_or(0, |p| p.version),
             sections,
             tasks,
+            rules,
             created_at: previous.map_or(now, |p| p.created_at),
             updated_at: now,
         };
@@ -289,6 +313,9 @@ fn build_task(
         .collect::<Result<_, _>>()?;
     Ok(TemplateTask {
         id,
+        reference: task.reference,
+        // Resolved once every task of the document is known.
+        depends_on: Vec::new(),
         section_id,
         title: title(&format!("{path}.title"), task.title)?,
         order,
@@ -349,6 +376,7 @@ fn build_element(
     };
     let mut element = CustomElement {
         id,
+        reference: doc.reference,
         element_type: kind,
         label,
         required: doc.required,

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use super::WebhookEvent;
-use crate::actor::Actor;
+use crate::actor::{Actor, Assignee};
 use crate::event::{Event, EventPayload};
 use crate::ids::{EventId, RunId, SectionId, TaskId, TemplateId, TemplateTaskId, UserId};
 use crate::values::Email;
@@ -101,10 +101,24 @@ pub enum EnvelopeData {
         /// Who completed it.
         completed_by: Person,
     },
+    /// `process_step.unblocked`.
+    StepUnblocked {
+        /// The task.
+        task_id: TaskId,
+        /// Its run.
+        instance_id: RunId,
+        /// The template task it was copied from.
+        template_task_id: TemplateTaskId,
+        /// Its title.
+        title: String,
+        /// Its assignee: a member's user id, the email of someone outside the team, or null.
+        assignee: Option<Assignee>,
+    },
 }
 
-/// The webhook event a domain event is, if any: runs created and completed, and completions
-/// of tasks with `webhook_enabled` (other task completions raise no webhook).
+/// The webhook event a domain event is, if any: runs created and completed, completions of
+/// tasks with `webhook_enabled` (other task completions raise no webhook), and tasks
+/// unblocked.
 #[must_use]
 pub fn webhook_event(payload: &EventPayload) -> Option<WebhookEvent> {
     match payload {
@@ -113,6 +127,7 @@ pub fn webhook_event(payload: &EventPayload) -> Option<WebhookEvent> {
         EventPayload::TaskCompleted { task } if task.webhook_enabled => {
             Some(WebhookEvent::StepCompleted)
         }
+        EventPayload::TaskUnblocked { .. } => Some(WebhookEvent::StepUnblocked),
         _ => None,
     }
 }
@@ -200,6 +215,13 @@ impl Envelope {
                 completed_at: task.completed_at.unwrap_or(event.occurred_at),
                 completed_by: people.person(task.completed_by, task.instance_id),
             },
+            EventPayload::TaskUnblocked { task, .. } => EnvelopeData::StepUnblocked {
+                task_id: task.id,
+                instance_id: task.instance_id,
+                template_task_id: task.template_task_id,
+                title: task.title.clone(),
+                assignee: task.assignee.clone(),
+            },
             _ => return None,
         };
         Some(Self {
@@ -249,6 +271,13 @@ impl Envelope {
                 title: "Sample task".to_owned(),
                 completed_at: now,
                 completed_by: api,
+            },
+            WebhookEvent::StepUnblocked => EnvelopeData::StepUnblocked {
+                task_id: TaskId::from_uuid(nil),
+                instance_id: RunId::from_uuid(nil),
+                template_task_id: TemplateTaskId::from_uuid(nil),
+                title: "Sample task".to_owned(),
+                assignee: None,
             },
         };
         Self {
@@ -366,6 +395,31 @@ mod tests {
             json!({"user_id": null, "email": "guest@example.org", "is_guest": true})
         );
         assert_eq!(data["section_id"], "00000000-0000-0000-0000-000000000006");
+    }
+
+    #[test]
+    fn an_unblocked_task_carries_its_ids_title_and_assignee_whatever_its_webhook_flag() {
+        let mut snapshot = task(false, Actor::Api);
+        snapshot.assignee = Some(Assignee::Email("ops@example.org".parse().unwrap()));
+        let event = event(EventPayload::TaskUnblocked {
+            task: snapshot,
+            run_title: "Onboarding".into(),
+        });
+        assert_eq!(People::needed(&event.payload), (None, None));
+        let envelope = Envelope::of(&event, &People::default()).unwrap();
+        assert_eq!(envelope.event, WebhookEvent::StepUnblocked);
+        assert_eq!(
+            serde_json::to_value(&envelope.data).unwrap(),
+            json!({
+                "task_id": "00000000-0000-0000-0000-000000000004",
+                "instance_id": "00000000-0000-0000-0000-000000000001",
+                "template_task_id": "00000000-0000-0000-0000-000000000005",
+                "title": "Sign",
+                "assignee": "ops@example.org"
+            })
+        );
+        let text = serde_json::to_string(&envelope).unwrap();
+        assert_eq!(serde_json::from_str::<Envelope>(&text).unwrap(), envelope);
     }
 
     #[test]

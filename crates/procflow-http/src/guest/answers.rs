@@ -29,6 +29,11 @@ pub(crate) fn refusal(error: DomainError, back: Option<String>) -> HttpResponse 
         DomainError::NotGuestsTask => html(StatusCode::FORBIDDEN, &Message::not_yours(back)),
         DomainError::SubscriptionInactive => html(StatusCode::FORBIDDEN, &Message::not_available()),
         DomainError::RunCompleted => html(StatusCode::CONFLICT, &Message::run_completed(back)),
+        DomainError::TaskHidden { .. } => html(StatusCode::CONFLICT, &Message::task_hidden(back)),
+        DomainError::TaskBlocked { waiting_for, .. } => html(
+            StatusCode::CONFLICT,
+            &Message::task_blocked(&waiting_for, back),
+        ),
         // The page offers the buttons the task takes when it is rendered: one it does not take
         // now (a reopen of an open task, a decision on a task that takes none) conflicts with
         // its current state.

@@ -11,7 +11,7 @@ use super::style::CSS;
 pub(crate) struct Message {
     css: &'static str,
     heading: &'static str,
-    paragraphs: Vec<&'static str>,
+    paragraphs: Vec<String>,
     back: Option<String>,
 }
 
@@ -20,9 +20,31 @@ impl Message {
         Self {
             css: CSS,
             heading,
-            paragraphs: paragraphs.to_vec(),
+            paragraphs: paragraphs.iter().map(|p| (*p).to_owned()).collect(),
             back,
         }
+    }
+
+    /// A post on a task a rule hides now (the page no longer shows it).
+    pub(crate) fn task_hidden(back: Option<String>) -> Self {
+        Self::new(
+            "This task is not part of the run now",
+            &["An answer in the run leaves it out. Nothing was changed."],
+            back,
+        )
+    }
+
+    /// Completing or approving a task that waits for others.
+    pub(crate) fn task_blocked(waiting_for: &[String], back: Option<String>) -> Self {
+        let mut message = Self::new("This task is waiting for other tasks", &[], back);
+        message.paragraphs = vec![
+            format!(
+                "It can be completed once these are done: {}.",
+                waiting_for.join(", ")
+            ),
+            "Nothing was changed.".to_owned(),
+        ];
+        message
     }
 
     /// The one page of a wrong or void link: it says nothing of what exists.

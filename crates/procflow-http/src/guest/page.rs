@@ -1,6 +1,7 @@
 //! The shared run as its page shows it: the run's title, status and progress, its sections in
 //! order, each task with its state, due date, assignee and fields, and a form on each task the
-//! guest may act on.
+//! guest may act on. Tasks hidden by a rule are not shown (nor counted); a blocked task says
+//! what it waits for, as the run stored it with its last change.
 
 mod task;
 
@@ -104,7 +105,8 @@ impl<'a> PageView<'a> {
         posted: Option<&Posted<'a>>,
     ) -> Self {
         let run = &shared.run;
-        let total = shared.tasks.len();
+        // The run counts its open visible tasks: hidden ones are neither work left nor done.
+        let total = shared.tasks.iter().filter(|task| !task.hidden).count();
         let done = total.saturating_sub(usize::try_from(run.open_tasks()).unwrap_or(total));
         let mut problems = Vec::new();
         let sections = run
@@ -121,7 +123,7 @@ impl<'a> PageView<'a> {
                 tasks: shared
                     .tasks
                     .iter()
-                    .filter(|task| task.section_id == section.id)
+                    .filter(|task| task.section_id == section.id && !task.hidden)
                     .map(|task| {
                         let posted = posted.filter(|p| p.task == task.id);
                         let view = TaskView::new(shared, task, now, posted);

@@ -86,6 +86,15 @@ const KEY_REUSED: Case = (
     "The `Idempotency-Key` was used before with another body.",
 );
 
+const TASK_HIDDEN: Case = (
+    ErrorCode::TaskHidden,
+    "The task is hidden by a rule of its run (API contract 12.2): no update may change it while hidden; in a batch, the message starts with the item, `tasks[<index>]: `.",
+);
+const TASK_BLOCKED: Case = (
+    ErrorCode::TaskBlocked,
+    "The update completes or approves a task while a task it depends on is open and not hidden; the message names those prerequisites by title. Values, the assignee, skipping and a rejection remain allowed.",
+);
+
 /// The errors particular to one operation, by operation id.
 fn particular(operation_id: &str) -> &'static [Case] {
     const TEMPLATE: Case = (
@@ -165,6 +174,8 @@ fn particular(operation_id: &str) -> &'static [Case] {
                 ErrorCode::RunCompleted,
                 "The run is completed: its tasks cannot change.",
             ),
+            TASK_HIDDEN,
+            TASK_BLOCKED,
             (
                 ErrorCode::ValidationError,
                 "A value invalid for its element (a dropdown or multichoice value not in its options: the message lists them), a display-only element written, an unknown element, skipping an essential task, `completed` and `skipped` both true, a decision on a task that is no approval, an assignee that is neither a member nor an email.",
@@ -176,6 +187,8 @@ fn particular(operation_id: &str) -> &'static [Case] {
                 ErrorCode::RunCompleted,
                 "The run is completed: its tasks cannot change.",
             ),
+            TASK_HIDDEN,
+            TASK_BLOCKED,
             (
                 ErrorCode::ValidationError,
                 "No task or more than 100; or an item refused, named by its index and task (`tasks[1] (task <id>): ...`): a task that is not the run's or is named twice, or anything a single task update refuses. Nothing was changed.",

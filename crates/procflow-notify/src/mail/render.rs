@@ -85,8 +85,19 @@ pub fn render(kind: MailKind, content: &MailContent) -> Result<Rendered, RenderE
             )],
             "Open the task",
         ),
+        MailKind::TaskReady => (
+            format!("Ready to start: “{task}” in “{run}”"),
+            vec![format!(
+                "The task “{task}” in “{run}” of {team} is ready to start: every task it \
+                 waited for is done."
+            )],
+            "Open the task",
+        ),
     };
-    if matches!(kind, MailKind::TaskAssigned | MailKind::TaskOverdue) {
+    if matches!(
+        kind,
+        MailKind::TaskAssigned | MailKind::TaskOverdue | MailKind::TaskReady
+    ) {
         if let Some(due) = &due {
             lines.push(format!("It is due on {due}."));
         }
@@ -168,6 +179,22 @@ mod tests {
             mail.subject,
             "Overdue: “Sign  the <b>NDA</b>” in “Onboarding & \"Day 1\"”"
         );
+    }
+
+    #[test]
+    fn a_ready_to_start_notice_names_the_task_its_due_date_and_the_link() {
+        let mail = render(MailKind::TaskReady, &content()).unwrap();
+        assert_eq!(
+            mail.subject,
+            "Ready to start: “Sign  the <b>NDA</b>” in “Onboarding & \"Day 1\"”"
+        );
+        assert!(
+            mail.text
+                .contains("is ready to start: every task it waited for is done.")
+        );
+        assert!(mail.text.contains("It is due on 2026-01-05 09:00 UTC."));
+        assert!(mail.text.contains("Open it here:"));
+        assert!(mail.html.contains("Open the task"));
     }
 
     #[test]

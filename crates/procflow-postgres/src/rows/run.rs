@@ -1,22 +1,39 @@
 //! Rows of `runs`, `run_sections` and `run_tasks`.
 
+use std::sync::Arc;
+
 use diesel::prelude::*;
 use procflow_domain::actor::Actor;
 use procflow_domain::error::DomainError;
 use procflow_domain::ids::{RunId, SectionId, TaskId, TeamId, TemplateId, TemplateTaskId};
-use procflow_domain::run::{Progress, Run, RunStatus, RunTask, TaskState, TaskStatus};
-use procflow_domain::template::Section;
+use procflow_domain::run::{
+    LogicPlan, LogicState, Progress, Run, RunLogic, RunStatus, RunTask, TaskState, TaskStatus,
+};
+use procflow_domain::template::{Ref, Section};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::elements::Elements;
+use super::json::Json;
+use super::logic::StoredState;
 use super::{parse, section, to_i32, to_u32};
 use crate::error::corrupt;
 use crate::schema::{run_sections, run_tasks, runs};
 
+/// A run row: its header and, for a run with logic, the frozen plan.
 #[derive(Queryable, Selectable, Insertable, Debug)]
 #[diesel(table_name = runs, check_for_backend(diesel::pg::Pg))]
 pub(crate) struct RunRow {
+    #[diesel(embed)]
+    pub header: RunHeaderRow,
+    pub logic: Option<Json<LogicPlan>>,
+}
+
+/// Every column of a run but the plan of its logic, which a change reads from the process's
+/// cache of plans (they never change) rather than from the row each time.
+#[derive(Queryable, Selectable, Insertable, Debug)]
+#[diesel(table_name = runs, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct RunHeaderRow {
     pub team_id: Uuid,
     pub id: Uuid,
     pub template_id: Uuid,
@@ -31,9 +48,11 @@ pub(crate) struct RunRow {
     pub created_at: OffsetDateTime,
     pub updated_at: Option<OffsetDateTime>,
     pub completed_at: Option<OffsetDateTime>,
+    pub logic_state: Option<Json<StoredState>>,
 }
 
-/// The columns of a run header that change after creation.
+/// The columns of a run header that change after creation (the logic's plan does not; its
+/// state only when given).
 #[derive(AsChangeset, Debug)]
 #[diesel(table_name = runs, treat_none_as_null = true)]
 pub(crate) struct RunChanges {
@@ -42,6 +61,8 @@ pub(crate) struct RunChanges {
     pub open_tasks: i32,
     pub updated_at: Option<OffsetDateTime>,
     pub completed_at: Option<OffsetDateTime>,
+    #[diesel(treat_none_as_null = false)]
+    pub logic_state: Option<Json<StoredState>>,
 }
 
 #[derive(Queryable, Selectable, Insertable, Debug)]
@@ -78,6 +99,10 @@ pub(crate) struct RunTaskRow {
     pub comment: Option<String>,
     pub custom_elements: Elements,
     pub created_at: OffsetDateTime,
+    pub reference: Option<String>,
+    pub depends_on: Json<Vec<Uuid>>,
+    pub hidden: bool,
+    pub blocked: bool,
 }
 
 /// The columns of a run task that a patch may change.
@@ -91,9 +116,25 @@ pub(crate) struct RunTaskChanges {
     pub decision: Option<String>,
     pub comment: Option<String>,
     pub custom_elements: Elements,
+    pub hidden: bool,
+    pub blocked: bool,
 }
 
 impl RunRow {
+    pub(crate) fn from_domain(run: &Run) -> Self {
+        Self {
+            header: RunHeaderRow::from_domain(run),
+            logic: run.logic.as_ref().map(|l| Json((*l.plan).clone())),
+        }
+    }
+
+    pub(crate) fn into_domain(self, sections: Vec<Section>) -> Result<Run, DomainError> {
+        self.header
+            .into_domain(self.logic.map(|Json(plan)| Arc::new(plan)), sections)
+    }
+}
+
+impl RunHeaderRow {
     pub(crate) fn from_domain(run: &Run) -> Self {
         Self {
             team_id: run.team_id.as_uuid(),
@@ -110,10 +151,32 @@ impl RunRow {
             created_at: run.created_at,
             updated_at: run.updated_at,
             completed_at: run.completed_at(),
+            logic_state: run
+                .logic
+                .as_ref()
+                .map(|l| Json(StoredState::from(&l.state))),
         }
     }
 
-    pub(crate) fn into_domain(self, sections: Vec<Section>) -> Result<Run, DomainError> {
+    /// Whether the run has logic (its plan is then to be read or taken from the cache).
+    pub(crate) fn has_logic(&self) -> bool {
+        self.logic_state.is_some()
+    }
+
+    /// The run, with the plan of its logic (which it MUST be given when it has logic).
+    pub(crate) fn into_domain(
+        self,
+        plan: Option<Arc<LogicPlan>>,
+        sections: Vec<Section>,
+    ) -> Result<Run, DomainError> {
+        let logic = match (plan, self.logic_state) {
+            (Some(plan), Some(Json(state))) => Some(RunLogic {
+                state: LogicState::try_from(state).map_err(|e| corrupt("run logic state", e))?,
+                plan,
+            }),
+            (None, None) => None,
+            _ => return Err(corrupt("run logic", "a plan without its state")),
+        };
         Ok(Run {
             id: RunId::from_uuid(self.id),
             team_id: TeamId::from_uuid(self.team_id),
@@ -131,6 +194,7 @@ impl RunRow {
                 self.completed_at,
             )
             .ok_or_else(|| corrupt("run progress", &self.status))?,
+            logic,
             created_at: self.created_at,
             updated_at: self.updated_at,
         })
@@ -138,13 +202,19 @@ impl RunRow {
 }
 
 impl RunChanges {
-    pub(crate) fn from_domain(run: &Run) -> Self {
+    /// The changing columns of `run`, its logic's state only `with_state` (when it changed).
+    pub(crate) fn from_domain(run: &Run, with_state: bool) -> Self {
         Self {
             status: run.status().as_str().to_owned(),
             is_shared: run.is_shared,
             open_tasks: to_i32(run.open_tasks()),
             updated_at: run.updated_at,
             completed_at: run.completed_at(),
+            logic_state: run
+                .logic
+                .as_ref()
+                .filter(|_| with_state)
+                .map(|l| Json(StoredState::from(&l.state))),
         }
     }
 }
@@ -204,6 +274,10 @@ impl RunTaskRow {
             comment: task.comment.clone(),
             custom_elements: Elements(task.custom_elements.clone()),
             created_at: task.created_at,
+            reference: task.reference.as_ref().map(|r| r.as_str().to_owned()),
+            depends_on: Json(task.depends_on.iter().map(TaskId::as_uuid).collect()),
+            hidden: task.hidden,
+            blocked: task.blocked,
         }
     }
 
@@ -227,6 +301,10 @@ impl RunTaskRow {
             id: TaskId::from_uuid(self.id),
             run_id: RunId::from_uuid(self.run_id),
             template_task_id: TemplateTaskId::from_uuid(self.template_task_id),
+            reference: self
+                .reference
+                .map(|r| parse::<Ref>("task ref", &r))
+                .transpose()?,
             title: self.title,
             state,
             order: to_u32("task position", self.position)?,
@@ -239,6 +317,14 @@ impl RunTaskRow {
             decision: self.decision.map(|d| parse("decision", &d)).transpose()?,
             comment: self.comment,
             custom_elements: self.custom_elements.0,
+            depends_on: self
+                .depends_on
+                .0
+                .into_iter()
+                .map(TaskId::from_uuid)
+                .collect(),
+            hidden: self.hidden,
+            blocked: self.blocked,
             created_at: self.created_at,
         })
     }
@@ -255,6 +341,8 @@ impl RunTaskChanges {
             decision: task.decision.map(|d| d.as_str().to_owned()),
             comment: task.comment.clone(),
             custom_elements: Elements(task.custom_elements.clone()),
+            hidden: task.hidden,
+            blocked: task.blocked,
         }
     }
 }

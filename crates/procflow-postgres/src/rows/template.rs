@@ -1,10 +1,11 @@
 //! Rows of `templates`, `template_sections` and `template_tasks`.
 
 use super::elements::Elements;
+use super::json::Json;
 use diesel::prelude::*;
 use procflow_domain::error::DomainError;
 use procflow_domain::ids::{SectionId, TeamId, TemplateId, TemplateTaskId};
-use procflow_domain::template::{DueDateRule, Section, Template, TemplateTask};
+use procflow_domain::template::{DueDateRule, Ref, Section, Template, TemplateRule, TemplateTask};
 use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -28,6 +29,7 @@ pub(crate) struct TemplateRow {
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
     pub archived_at: Option<OffsetDateTime>,
+    pub rules: Json<Vec<TemplateRule>>,
 }
 
 #[derive(Queryable, Selectable, Insertable, Debug)]
@@ -58,6 +60,8 @@ pub(crate) struct TemplateTaskRow {
     pub webhook_enabled: bool,
     pub custom_elements: Elements,
     pub created_at: OffsetDateTime,
+    pub reference: Option<String>,
+    pub depends_on: Json<Vec<Uuid>>,
 }
 
 impl TemplateRow {
@@ -75,6 +79,7 @@ impl TemplateRow {
             created_at: template.created_at,
             updated_at: template.updated_at,
             archived_at: None,
+            rules: Json(template.rules.clone()),
         }
     }
 
@@ -95,6 +100,7 @@ impl TemplateRow {
             version: to_u32("template version", self.version)?,
             sections,
             tasks,
+            rules: self.rules.0,
             created_at: self.created_at,
             updated_at: self.updated_at,
         })
@@ -144,12 +150,29 @@ impl TemplateTaskRow {
             webhook_enabled: task.webhook_enabled,
             custom_elements: Elements(task.custom_elements.clone()),
             created_at: task.created_at,
+            reference: task.reference.as_ref().map(|r| r.as_str().to_owned()),
+            depends_on: Json(
+                task.depends_on
+                    .iter()
+                    .map(TemplateTaskId::as_uuid)
+                    .collect(),
+            ),
         }
     }
 
     pub(crate) fn into_domain(self) -> Result<TemplateTask, DomainError> {
         Ok(TemplateTask {
             id: TemplateTaskId::from_uuid(self.id),
+            reference: self
+                .reference
+                .map(|r| parse::<Ref>("task ref", &r))
+                .transpose()?,
+            depends_on: self
+                .depends_on
+                .0
+                .into_iter()
+                .map(TemplateTaskId::from_uuid)
+                .collect(),
             section_id: SectionId::from_uuid(self.section_id),
             title: self.title,
             order: to_u32("task position", self.position)?,

@@ -8,10 +8,10 @@ use diesel::QueryResult;
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
-use diesel::sql_types::{Array, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{Array, Bool, Jsonb, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use futures_util::TryFutureExt;
-use futures_util::future::{try_join, try_join3};
+use futures_util::future::{try_join, try_join4};
 use procflow_domain::error::DomainResult;
 use procflow_domain::ids::{RunId, TaskId, TeamId};
 use procflow_domain::ports::TasksDecision;
@@ -20,7 +20,9 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::append_events;
-use super::runs::{run_header, write_run};
+use super::flags::write_flags;
+use super::plans::Plans;
+use super::runs::{locked_header, with_plan, write_run};
 use crate::error::{Failure, db_error};
 use crate::rows::elements::Elements;
 use crate::rows::run::{RunTaskChanges, RunTaskRow};
@@ -29,6 +31,7 @@ use crate::schema::run_tasks;
 /// Runs the batch: see [`RunStore::update_tasks`](procflow_domain::ports::RunStore::update_tasks).
 pub(super) async fn update_tasks(
     conn: &mut AsyncPgConnection,
+    plans: &Plans,
     team: TeamId,
     run: RunId,
     tasks: &[TaskId],
@@ -38,18 +41,16 @@ pub(super) async fn update_tasks(
         let c: &AsyncPgConnection = conn;
         // Pipelined, and run in order: the tasks are read once the run's lock is held, so they
         // are as the last writer under that lock left them.
-        let (header, rows) = try_join(
-            run_header(c, team, run, true),
-            read_tasks(c, team, run, tasks),
-        )
-        .await?;
+        let (header, rows) =
+            try_join(locked_header(c, team, run), read_tasks(c, team, run, tasks)).await?;
+        let before = with_plan(c, plans, header).await?;
         let mut by_id: HashMap<Uuid, RunTaskRow> = rows.into_iter().map(|r| (r.id, r)).collect();
         let current = tasks
             .iter()
             .filter_map(|id| by_id.remove(&id.as_uuid()))
             .map(RunTaskRow::into_domain)
             .collect::<DomainResult<Vec<RunTask>>>()?;
-        let change = decide(&header.into_domain(Vec::new())?, &current)?;
+        let change = decide(&before, &current)?;
         if change.changed.is_empty() {
             append_events(c, &change.events).await?;
             return Ok(change);
@@ -61,9 +62,10 @@ pub(super) async fn update_tasks(
         let update = UpdateRunTasks::of(team, run, changed);
         let mut to_tasks = c;
         // Independent writes under the run's lock, pipelined: one round trip.
-        try_join3(
+        try_join4(
             update.execute(&mut to_tasks).map_err(db_error),
-            write_run(c, &change.run),
+            write_run(c, &change.run, Some(&before)),
+            write_flags(c, team, run, &change.flags),
             append_events(c, &change.events),
         )
         .await?;
@@ -106,6 +108,8 @@ struct UpdateRunTasks {
     decision: Vec<Option<String>>,
     comment: Vec<Option<String>>,
     custom_elements: Vec<Elements>,
+    hidden: Vec<bool>,
+    blocked: Vec<bool>,
 }
 
 impl UpdateRunTasks {
@@ -125,6 +129,8 @@ impl UpdateRunTasks {
             update.decision.push(changes.decision);
             update.comment.push(changes.comment);
             update.custom_elements.push(changes.custom_elements);
+            update.hidden.push(changes.hidden);
+            update.blocked.push(changes.blocked);
         }
         update
     }
@@ -140,8 +146,8 @@ impl QueryFragment<Pg> for UpdateRunTasks {
         out.push_sql(
             "UPDATE run_tasks AS t SET state = u.state, completed_at = u.completed_at, \
              completed_by = u.completed_by, assignee = u.assignee, decision = u.decision, \
-             comment = u.comment, custom_elements = u.custom_elements \
-             FROM unnest(",
+             comment = u.comment, custom_elements = u.custom_elements, hidden = u.hidden, \
+             blocked = u.blocked FROM unnest(",
         );
         out.push_bind_param::<Array<SqlUuid>, _>(&self.id)?;
         out.push_sql("::uuid[], ");
@@ -158,9 +164,13 @@ impl QueryFragment<Pg> for UpdateRunTasks {
         out.push_bind_param::<Array<Nullable<Text>>, _>(&self.comment)?;
         out.push_sql("::text[], ");
         out.push_bind_param::<Array<Jsonb>, _>(&self.custom_elements)?;
+        out.push_sql("::jsonb[], ");
+        out.push_bind_param::<Array<Bool>, _>(&self.hidden)?;
+        out.push_sql("::bool[], ");
+        out.push_bind_param::<Array<Bool>, _>(&self.blocked)?;
         out.push_sql(
-            "::jsonb[]) AS u(id, state, completed_at, completed_by, assignee, decision, \
-             comment, custom_elements) WHERE t.team_id = ",
+            "::bool[]) AS u(id, state, completed_at, completed_by, assignee, decision, \
+             comment, custom_elements, hidden, blocked) WHERE t.team_id = ",
         );
         out.push_bind_param::<SqlUuid, _>(&self.team)?;
         out.push_sql(" AND t.run_id = ");

@@ -77,8 +77,8 @@ async fn take_reminders(
     rows.into_iter().map(DueReminder::into_domain).collect()
 }
 
-/// Open, assigned tasks past their due date and not notified within the last day, locked,
-/// their next notice set a day on.
+/// Open, assigned, visible tasks past their due date and not notified within the last day,
+/// locked, their next notice set a day on. A task hidden by a rule counts as done.
 async fn take_overdue(
     conn: &mut AsyncPgConnection,
     now: OffsetDateTime,
@@ -86,6 +86,7 @@ async fn take_overdue(
 ) -> DomainResult<Vec<DueNotice>> {
     let tasks: Vec<RunTaskRow> = run_tasks::table
         .filter(run_tasks::state.eq("open"))
+        .filter(run_tasks::hidden.eq(false))
         .filter(run_tasks::assignee.is_not_null())
         .filter(run_tasks::due_date.le(now))
         .filter(

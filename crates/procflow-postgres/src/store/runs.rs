@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use futures_util::TryFutureExt;
-use futures_util::future::{try_join, try_join3, try_join4};
+use futures_util::future::{try_join, try_join4};
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
 use procflow_domain::ports::{RunStore, ShareDecision, TaskDecision, TasksDecision};
@@ -14,10 +14,14 @@ use procflow_domain::values::{Cursor, Page, PageRequest, ShareToken};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::flags::write_flags;
+use super::plans::Plans;
 use super::unnest::{InsertRunSections, InsertRunTasks};
 use super::{PgStore, append_events, batch, not_found, sections_of_runs, sharing};
 use crate::error::{Failure, db_error};
-use crate::rows::run::{RunChanges, RunRow, RunSectionRow, RunTaskChanges, RunTaskRow};
+use crate::rows::run::{
+    RunChanges, RunHeaderRow, RunRow, RunSectionRow, RunTaskChanges, RunTaskRow,
+};
 use crate::schema::{run_tasks, runs};
 
 fn of_team(team: TeamId) -> runs::BoxedQuery<'static, diesel::pg::Pg> {
@@ -59,14 +63,60 @@ pub(super) async fn run_header(
         .ok_or(not_found(Resource::Run))
 }
 
-/// Writes a run header's changing columns.
-pub(super) async fn write_run(mut conn: &AsyncPgConnection, run: &Run) -> DomainResult<()> {
+/// The run header without the plan of its logic, locked for the rest of the transaction.
+pub(super) async fn locked_header(
+    mut conn: &AsyncPgConnection,
+    team: TeamId,
+    id: RunId,
+) -> DomainResult<RunHeaderRow> {
+    runs::table
+        .filter(runs::team_id.eq(team.as_uuid()))
+        .filter(runs::id.eq(id.as_uuid()))
+        .select(RunHeaderRow::as_select())
+        .for_update()
+        .first(&mut conn)
+        .await
+        .optional()
+        .map_err(db_error)?
+        .ok_or(not_found(Resource::Run))
+}
+
+/// The run of a header read without its plan, the plan taken from `plans` (read once per
+/// process and run).
+pub(super) async fn with_plan(
+    conn: &AsyncPgConnection,
+    plans: &Plans,
+    header: RunHeaderRow,
+) -> DomainResult<Run> {
+    let plan = if header.has_logic() {
+        let (team, run) = (
+            TeamId::from_uuid(header.team_id),
+            RunId::from_uuid(header.id),
+        );
+        Some(plans.of(conn, team, run).await?)
+    } else {
+        None
+    };
+    header.into_domain(plan, Vec::new())
+}
+
+/// Writes a run header's changing columns; its logic's state only when it changed since
+/// `before` (the header as the change read it).
+pub(super) async fn write_run(
+    mut conn: &AsyncPgConnection,
+    run: &Run,
+    before: Option<&Run>,
+) -> DomainResult<()> {
+    fn state(run: &Run) -> Option<&procflow_domain::run::LogicState> {
+        run.logic.as_ref().map(|logic| &logic.state)
+    }
+    let with_state = before.is_none_or(|before| state(before) != state(run));
     diesel::update(
         runs::table
             .filter(runs::team_id.eq(run.team_id.as_uuid()))
             .filter(runs::id.eq(run.id.as_uuid())),
     )
-    .set(RunChanges::from_domain(run))
+    .set(RunChanges::from_domain(run, with_state))
     .execute(&mut conn)
     .await
     .map(|_| ())
@@ -79,11 +129,11 @@ pub(super) async fn with_sections(
     team: TeamId,
     rows: Vec<RunRow>,
 ) -> DomainResult<Vec<Run>> {
-    let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
+    let ids: Vec<Uuid> = rows.iter().map(|r| r.header.id).collect();
     let mut sections = sections_of_runs(conn, team, &ids).await?;
     rows.into_iter()
         .map(|row| {
-            let run = RunId::from_uuid(row.id);
+            let run = RunId::from_uuid(row.header.id);
             let own = sections
                 .extract_if(.., |(of, _)| *of == run)
                 .map(|(_, s)| s)
@@ -110,8 +160,8 @@ async fn task_row(
         .map_err(db_error)
 }
 
-/// The run header and one of its tasks, in one statement, both rows locked for the rest of
-/// the transaction. Locking the task row too matters: when the statement waits for the run's
+/// The run header (without its logic's plan) and one of its tasks, in one statement, both rows
+/// locked for the rest of the transaction. Locking the task row too matters: when the statement waits for the run's
 /// lock, PostgreSQL re-reads the newest version only of the rows it locks, so an unlocked
 /// joined task row could be one a concurrent update has since replaced. `None` when either
 /// is missing.
@@ -120,7 +170,7 @@ async fn locked_run_and_task(
     team: TeamId,
     run: RunId,
     task: TaskId,
-) -> DomainResult<Option<(RunRow, RunTaskRow)>> {
+) -> DomainResult<Option<(RunHeaderRow, RunTaskRow)>> {
     runs::table
         .inner_join(
             run_tasks::table.on(run_tasks::team_id
@@ -130,7 +180,7 @@ async fn locked_run_and_task(
         .filter(runs::team_id.eq(team.as_uuid()))
         .filter(runs::id.eq(run.as_uuid()))
         .filter(run_tasks::id.eq(task.as_uuid()))
-        .select((RunRow::as_select(), RunTaskRow::as_select()))
+        .select((RunHeaderRow::as_select(), RunTaskRow::as_select()))
         .for_update()
         .first(&mut conn)
         .await
@@ -225,6 +275,9 @@ impl RunStore for PgStore {
             .await;
         if written.is_ok() && !new_run.events.is_empty() {
             self.ring();
+        }
+        if let (Ok(()), Some(logic)) = (&written, &run.logic) {
+            self.plans.keep(run.team_id, run.id, logic.plan.clone());
         }
         match written {
             // The template of another team (or none) fails the run's foreign key.
@@ -369,13 +422,17 @@ impl RunStore for PgStore {
                     run_header(conn, team, run, false).await?;
                     return Err(DomainError::NotFound(Resource::Task).into());
                 };
-                let change = decide(&header.into_domain(Vec::new())?, &current.into_domain()?)?;
+                let before = with_plan(conn, &self.plans, header).await?;
+                let change = decide(&before, &current.into_domain()?)?;
                 let conn: &AsyncPgConnection = conn;
                 if change.changed {
                     // Independent writes under the locks taken above, pipelined: one round trip.
-                    try_join3(
+                    // The other tasks' flags are written with them: under the run's lock, no
+                    // one else writes those rows.
+                    try_join4(
                         write_task(conn, team, &change.task),
-                        write_run(conn, &change.run),
+                        write_run(conn, &change.run, Some(&before)),
+                        write_flags(conn, team, run, &change.flags),
                         append_events(conn, &change.events),
                     )
                     .await?;
@@ -400,7 +457,7 @@ impl RunStore for PgStore {
         decide: &TasksDecision<'_>,
     ) -> DomainResult<TasksChange> {
         let mut conn = self.conn().await?;
-        batch::update_tasks(&mut conn, team, run, tasks, decide).await
+        batch::update_tasks(&mut conn, &self.plans, team, run, tasks, decide).await
     }
 
     async fn get_share(&self, team: TeamId, run: RunId) -> DomainResult<Option<Share>> {

@@ -95,7 +95,7 @@ pub(super) async fn share(
                 .await?;
         }
         if change.run != header {
-            write_run(conn, &change.run).await?;
+            write_run(conn, &change.run, Some(&header)).await?;
         }
         append_events(conn, &change.events).await?;
         Ok(change)
@@ -144,7 +144,8 @@ pub(super) async fn unshare(
 ) -> DomainResult<Run> {
     let row = conn
         .transaction::<_, Failure, _>(async |conn| {
-            let mut header = run_header(conn, team, run, true).await?;
+            let mut row = run_header(conn, team, run, true).await?;
+            let header = &mut row.header;
             diesel::delete(
                 run_shares::table
                     .filter(run_shares::team_id.eq(team.as_uuid()))
@@ -164,7 +165,7 @@ pub(super) async fn unshare(
                 .execute(conn)
                 .await?;
             }
-            Ok(header)
+            Ok(row)
         })
         .await
         .map_err(procflow_domain::error::DomainError::from)?;

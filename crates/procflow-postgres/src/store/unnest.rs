@@ -17,6 +17,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::rows::elements::Elements;
+use crate::rows::json::Json;
 use crate::rows::outbox::NewOutboxRow;
 use crate::rows::run::{RunSectionRow, RunTaskRow};
 use crate::rows::template::{TemplateSectionRow, TemplateTaskRow};
@@ -96,6 +97,10 @@ unnest_insert! {
         comment: Option<String> => Nullable<Text> as "text",
         custom_elements: Elements => Jsonb as "jsonb",
         created_at: OffsetDateTime => Timestamptz as "timestamptz",
+        reference: Option<String> => Nullable<Text> as "text",
+        depends_on: Json<Vec<Uuid>> => Jsonb as "jsonb",
+        hidden: bool => Bool as "bool",
+        blocked: bool => Bool as "bool",
     }
 }
 
@@ -155,5 +160,7 @@ unnest_insert! {
         webhook_enabled: bool => Bool as "bool",
         custom_elements: Elements => Jsonb as "jsonb",
         created_at: OffsetDateTime => Timestamptz as "timestamptz",
+        reference: Option<String> => Nullable<Text> as "text",
+        depends_on: Json<Vec<Uuid>> => Jsonb as "jsonb",
     }
 }

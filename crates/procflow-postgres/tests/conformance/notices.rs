@@ -140,3 +140,53 @@ async fn a_guest_is_reminded_once_and_never_after_opening_the_page(env: Env) {
         (vec![], 0)
     );
 }
+
+conformance_test!(a_task_hidden_by_a_rule_gets_no_overdue_notice_until_it_is_shown);
+async fn a_task_hidden_by_a_rule_gets_no_overdue_notice_until_it_is_shown(env: Env) {
+    let document = serde_json::json!({
+        "title": "Logic", "sections": [{"title": "S", "tasks": [
+            {"title": "Ask", "custom_elements": [
+                {"ref": "remote", "type": "checkbox", "label": "Remote?"}]},
+            {"ref": "ship", "title": "Ship a laptop", "assignee": "member@a.example",
+             "due_date": {"type": "relative", "from": "run_start", "offset": "P1D"}}]}],
+        "rules": [{"if": {"element": "remote", "is": "equal", "value": true}, "show": ["ship"]}]
+    });
+    let template = published(&env, &env.team, document).await;
+    let run = env
+        .procflow
+        .create_run(&env.team, start(&template))
+        .await
+        .unwrap();
+    let due = env.clock_now() + Duration::days(1);
+    assert_eq!(take(&env.store, due).await, (vec![], 0), "hidden: done");
+    let ask = &template.tasks[0];
+    let task = env
+        .store
+        .list_tasks(env.team.id, run.id, Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .find(|task| task.template_task_id == ask.id)
+        .unwrap();
+    env.procflow
+        .update_task(
+            &env.team,
+            run.id,
+            task.id,
+            UpdateTask {
+                custom_elements: vec![procflow_domain::run::ElementWrite {
+                    id: ask.custom_elements[0].id,
+                    value: serde_json::json!(true),
+                }],
+                ..UpdateTask::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        take(&env.store, due).await,
+        (vec!["overdue"], 1),
+        "shown again"
+    );
+}

@@ -268,6 +268,16 @@ async fn the_demo_template_imports_publishes_and_has_every_element_type() {
             .any(|t| t.task_type == procflow_domain::template::TaskType::Approval)
     );
     assert!(template.tasks.iter().any(|t| t.due_date.is_some()));
+    // Process logic: one rule and one dependency, so that a newcomer sees both.
+    assert_eq!(template.rules.len(), 1);
+    assert_eq!(
+        template
+            .tasks
+            .iter()
+            .filter(|t| !t.depends_on.is_empty())
+            .count(),
+        1
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -358,6 +368,27 @@ async fn refusals_name_what_is_wrong() {
             .as_str()
             .unwrap()
             .contains("sections[0]"),
+        "{output}"
+    );
+
+    // The logic of the document is checked as the API checks it: a cycle names its tasks.
+    std::fs::write(
+        &bad,
+        r#"{"title": "T", "sections": [{"title": "S", "tasks": [
+            {"ref": "a", "title": "A", "depends_on": ["b"]},
+            {"ref": "b", "title": "B", "depends_on": ["a"]}]}]}"#,
+    )
+    .unwrap();
+    let output = run(
+        &admin,
+        &["import-template", "--team", &team, bad.to_str().unwrap()],
+    )
+    .await;
+    assert_eq!(error_code(&output), Some("validation_error"), "{output}");
+    assert!(
+        output["error"]["message"].as_str().unwrap().contains(
+            "sections[0].tasks[0].depends_on: the dependencies form a cycle: \"A\" → \"B\" → \"A\""
+        ),
         "{output}"
     );
 

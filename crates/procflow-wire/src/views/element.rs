@@ -15,6 +15,10 @@ use serde_json::Value;
 pub struct ElementView<'a> {
     #[schema(value_type = String, format = "uuid")]
     pub id: ElementId,
+    /// The element's document-local name (API contract 12.1), or null.
+    #[serde(rename = "ref", default)]
+    #[schema(required = true, pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")]
+    pub reference: Option<Cow<'a, str>>,
     #[serde(rename = "type")]
     pub element_type: ElementType,
     pub label: Cow<'a, str>,
@@ -44,6 +48,10 @@ impl<'a> From<&'a CustomElement> for ElementView<'a> {
     fn from(element: &'a CustomElement) -> Self {
         Self {
             id: element.id,
+            reference: element
+                .reference
+                .as_ref()
+                .map(|r| Cow::Borrowed(r.as_str())),
             element_type: element.element_type,
             label: Cow::Borrowed(&element.label),
             value: element.value.as_ref().map(Cow::Borrowed),

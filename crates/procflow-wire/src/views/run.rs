@@ -2,7 +2,7 @@
 
 use procflow_domain::actor::Actor;
 use procflow_domain::ids::{RunId, SectionId, TeamId, TemplateId};
-use procflow_domain::run::{Run, RunStatus};
+use procflow_domain::run::{Run, RunRule, RunStatus};
 use procflow_domain::template::Section;
 use std::borrow::Cow;
 
@@ -58,6 +58,10 @@ pub struct RunView<'a> {
     /// Whether link sharing is on.
     pub is_shared: bool,
     pub sections: Vec<RunSectionView<'a>>,
+    /// The rules copied from the template (API contract 12.2), tasks by run task id and
+    /// elements by id.
+    #[schema(schema_with = procflow_domain::openapi::rules)]
+    pub rules: Cow<'a, [RunRule]>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339::option")]
@@ -81,6 +85,7 @@ impl<'a> From<&'a Run> for RunView<'a> {
             due_date: run.due_date,
             is_shared: run.is_shared,
             sections: run.sections.iter().map(RunSectionView::from).collect(),
+            rules: Cow::Owned(run.rules()),
             created_at: run.created_at,
             updated_at: run.updated_at,
             completed_at: run.completed_at(),

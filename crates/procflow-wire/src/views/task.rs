@@ -3,7 +3,7 @@
 use procflow_domain::actor::{Actor, Assignee, TemplateAssignee};
 use procflow_domain::ids::{RunId, SectionId, TaskId, TemplateTaskId};
 use procflow_domain::run::{Decision, RunTask};
-use procflow_domain::template::{DueDateRule, TaskType, TemplateTask};
+use procflow_domain::template::{DueDateRule, Ref, TaskType, TemplateTask};
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
@@ -17,6 +17,14 @@ use super::element::{ElementView, elements};
 pub struct TemplateTaskView<'a> {
     #[schema(value_type = String, format = "uuid")]
     pub id: TemplateTaskId,
+    /// The task's document-local name (API contract 12.1), or null.
+    #[serde(rename = "ref", default)]
+    #[schema(required = true, pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")]
+    pub reference: Option<Cow<'a, str>>,
+    /// The template tasks (by id) that must be completed, skipped or hidden before this one
+    /// can be completed or approved.
+    #[schema(value_type = Vec<String>, format = "uuid")]
+    pub depends_on: Cow<'a, [TemplateTaskId]>,
     pub title: Cow<'a, str>,
     /// Always false in a template.
     pub completed: bool,
@@ -45,6 +53,8 @@ impl<'a> From<&'a TemplateTask> for TemplateTaskView<'a> {
     fn from(task: &'a TemplateTask) -> Self {
         Self {
             id: task.id,
+            reference: name(task.reference.as_ref()),
+            depends_on: Cow::Borrowed(&task.depends_on),
             title: Cow::Borrowed(&task.title),
             completed: false,
             order: task.order,
@@ -73,6 +83,19 @@ pub struct RunTaskListView<'a> {
     /// The template task it was copied from.
     #[schema(value_type = String, format = "uuid")]
     pub template_task_id: TemplateTaskId,
+    /// The template task's document-local name (API contract 12.1), or null.
+    #[serde(rename = "ref", default)]
+    #[schema(required = true, pattern = "^[a-z0-9][a-z0-9_-]{0,63}$")]
+    pub reference: Option<Cow<'a, str>>,
+    /// The tasks of the run (by id) that must be completed, skipped or hidden before this one
+    /// can be completed or approved.
+    #[schema(value_type = Vec<String>, format = "uuid")]
+    pub depends_on: Cow<'a, [TaskId]>,
+    /// Hidden by a rule of the run: counts as done; any update of it is 409 `task_hidden`.
+    pub hidden: bool,
+    /// Not completed while a task it depends on is open and not hidden: completing or
+    /// approving it is 409 `task_blocked`.
+    pub blocked: bool,
     pub title: Cow<'a, str>,
     pub completed: bool,
     #[serde(with = "time::serde::rfc3339::option")]
@@ -110,6 +133,10 @@ impl<'a> From<&'a RunTask> for RunTaskListView<'a> {
             id: task.id,
             instance_id: task.run_id,
             template_task_id: task.template_task_id,
+            reference: name(task.reference.as_ref()),
+            depends_on: Cow::Borrowed(&task.depends_on),
+            hidden: task.hidden,
+            blocked: task.blocked,
             title: Cow::Borrowed(&task.title),
             completed: task.completed(),
             completed_at: task.completed_at(),
@@ -151,4 +178,8 @@ impl<'a> From<&'a RunTask> for RunTaskView<'a> {
             webhook_enabled: task.webhook_enabled,
         }
     }
+}
+
+fn name(reference: Option<&Ref>) -> Option<Cow<'_, str>> {
+    reference.map(|r| Cow::Borrowed(r.as_str()))
 }

@@ -1,7 +1,7 @@
 //! Templates (spec 2.2) and their sections (spec 2.3): the list shape and the single shape.
 
 use procflow_domain::ids::{SectionId, TemplateId};
-use procflow_domain::template::{Section, Template};
+use procflow_domain::template::{Section, Template, TemplateRule};
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
@@ -98,6 +98,10 @@ pub struct TemplateView<'a> {
     /// How many times it was published.
     pub version: u32,
     pub sections: Vec<SectionView<'a>>,
+    /// The rules that show and hide tasks from form values (API contract 12.1), tasks and
+    /// elements by id.
+    #[schema(schema_with = procflow_domain::openapi::rules)]
+    pub rules: Cow<'a, [TemplateRule]>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
@@ -113,6 +117,7 @@ impl<'a> From<&'a Template> for TemplateView<'a> {
             is_published: template.is_published,
             version: template.version,
             sections: template.sections.iter().map(SectionView::from).collect(),
+            rules: Cow::Borrowed(&template.rules),
             created_at: template.created_at,
             updated_at: template.updated_at,
         }

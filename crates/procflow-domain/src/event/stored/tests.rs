@@ -125,13 +125,33 @@ fn version_three_events_read_with_the_task_due_date() {
 }
 
 #[test]
-fn version_four_is_version_three_with_its_number_and_round_trips() {
+fn version_four_is_version_three_with_its_number() {
     let mut stored = event(json!({"kind": "task_completed", "task": task_v3()}));
     let legacy = from_stored(stored.clone()).unwrap();
     stored["version"] = json!(4);
-    let current = from_stored(stored.clone()).unwrap();
-    assert_eq!(current, legacy);
-    assert_eq!(to_stored(&current).unwrap(), stored);
+    assert_eq!(from_stored(stored).unwrap(), legacy);
+}
+
+#[test]
+fn version_five_is_version_four_with_its_number_and_round_trips() {
+    let mut stored = event(json!({"kind": "task_completed", "task": task_v3()}));
+    stored["version"] = json!(4);
+    let four = from_stored(stored.clone()).unwrap();
+    stored["version"] = json!(5);
+    let five = from_stored(stored.clone()).unwrap();
+    assert_eq!(five, four);
+    assert_eq!(to_stored(&five).unwrap(), stored);
+}
+
+#[test]
+fn an_unblocked_task_is_a_kind_of_version_five() {
+    let mut stored = event(json!({
+        "kind": "task_unblocked", "task": task_v3(), "run_title": "Onboarding",
+    }));
+    stored["version"] = json!(5);
+    let read = from_stored(stored.clone()).unwrap();
+    assert_eq!(read.payload.name(), "process_step.unblocked");
+    assert_eq!(to_stored(&read).unwrap(), stored);
 }
 
 #[test]
@@ -164,10 +184,10 @@ fn what_cannot_be_read_says_where_and_why() {
         (
             {
                 let mut e = event(json!({"kind": "run_completed", "run": run_v2()}));
-                e["version"] = json!(5);
+                e["version"] = json!(6);
                 e
             },
-            "version 5, written by a newer procflow",
+            "version 6, written by a newer procflow",
         ),
         (
             {

@@ -14,6 +14,7 @@ fn id(n: u128) -> ElementId {
 fn element(n: u128, element_type: ElementType) -> CustomElement {
     CustomElement {
         id: id(n),
+        reference: None,
         element_type,
         label: element_type.as_str().to_owned(),
         required: false,
@@ -31,6 +32,7 @@ fn task() -> RunTask {
         id: TaskId::from_uuid(Uuid::from_u128(100)),
         run_id: RunId::from_uuid(Uuid::from_u128(200)),
         template_task_id: TemplateTaskId::from_uuid(Uuid::from_u128(300)),
+        reference: None,
         title: "Fill".into(),
         state: TaskState::Open,
         order: 0,
@@ -47,6 +49,9 @@ fn task() -> RunTask {
             .zip(0..)
             .map(|(t, n)| element(n, *t))
             .collect(),
+        depends_on: Vec::new(),
+        hidden: false,
+        blocked: false,
         created_at: datetime!(2026-01-01 0:00 UTC),
     }
 }

@@ -37,6 +37,8 @@ pub(super) struct TaskView<'a> {
     pub(super) done_note: Option<String>,
     pub(super) decision: Option<&'static str>,
     pub(super) comment: Option<&'a str>,
+    /// The titles of the open, visible tasks it waits for; empty unless it is blocked.
+    pub(super) waiting_for: Vec<&'a str>,
     mode: Mode,
     pub(super) approval: bool,
     pub(super) fields: Vec<FieldView<'a>>,
@@ -118,6 +120,16 @@ impl<'a> TaskView<'a> {
                 Decision::Rejected => "Rejected",
             }),
             comment: task.comment.as_deref(),
+            waiting_for: if task.blocked {
+                task.depends_on
+                    .iter()
+                    .filter_map(|p| shared.tasks.iter().find(|t| t.id == *p))
+                    .filter(|p| p.is_open() && !p.hidden)
+                    .map(|p| p.title.as_str())
+                    .collect()
+            } else {
+                Vec::new()
+            },
             mode,
             approval: task.task_type == TaskType::Approval,
             fields,
@@ -144,6 +156,21 @@ impl<'a> TaskView<'a> {
 
     pub(super) fn has_inputs(&self) -> bool {
         self.fields.iter().any(FieldView::is_input)
+    }
+
+    /// Whether it may be completed or approved now: not while it waits for another task.
+    pub(super) fn completable(&self) -> bool {
+        self.waiting_for.is_empty()
+    }
+
+    /// Whether its form has a button at all: a blocked plain task without inputs has none.
+    pub(super) fn has_actions(&self) -> bool {
+        self.has_inputs() || self.approval || self.completable()
+    }
+
+    /// "Security training, Manager approval".
+    pub(super) fn waiting_list(&self) -> String {
+        self.waiting_for.join(", ")
     }
 
     /// The refusals of the task's post, for the summary at the top of the page.

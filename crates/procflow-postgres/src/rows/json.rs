@@ -1,0 +1,38 @@
+//! A `jsonb` column read and written straight from and to a domain type with serde, as
+//! [`Elements`](super::elements::Elements) does for custom elements: no `serde_json::Value`
+//! in between.
+
+use std::io::Write;
+
+use diesel::deserialize::{self, FromSql, FromSqlRow};
+use diesel::expression::AsExpression;
+use diesel::pg::{Pg, PgValue};
+use diesel::serialize::{self, IsNull, Output, ToSql};
+use diesel::sql_types::Jsonb;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// The only binary `jsonb` format PostgreSQL has defined so far.
+const JSONB_VERSION: u8 = 1;
+
+/// A value stored as `jsonb`.
+#[derive(Debug, Clone, PartialEq, AsExpression, FromSqlRow)]
+#[diesel(sql_type = Jsonb)]
+pub(crate) struct Json<T: std::fmt::Debug + 'static>(pub T);
+
+impl<T: DeserializeOwned + std::fmt::Debug> FromSql<Jsonb, Pg> for Json<T> {
+    fn from_sql(value: PgValue<'_>) -> deserialize::Result<Self> {
+        match value.as_bytes().split_first() {
+            Some((&JSONB_VERSION, json)) => Ok(Self(serde_json::from_slice(json)?)),
+            _ => Err("unsupported jsonb format".into()),
+        }
+    }
+}
+
+impl<T: Serialize + std::fmt::Debug> ToSql<Jsonb, Pg> for Json<T> {
+    fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {
+        out.write_all(&[JSONB_VERSION])?;
+        serde_json::to_writer(out, &self.0)?;
+        Ok(IsNull::No)
+    }
+}

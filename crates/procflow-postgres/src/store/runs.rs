@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use futures_util::TryFutureExt;
-use futures_util::future::{try_join, try_join4};
+use futures_util::future::{join4, try_join, try_join4};
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
 use procflow_domain::ports::{RunStore, ShareDecision, TaskDecision, TasksDecision};
@@ -240,11 +240,14 @@ impl RunStore for PgStore {
         let written = conn
             .transaction::<_, Failure, _>(async |conn| {
                 // Sent together (pipelined): one round trip instead of four. PostgreSQL runs
-                // them in order, so the sections and tasks find their run, and a failing
-                // insert of the run (its template's foreign key) is the first error back.
+                // them in order, so the sections and tasks find their run. All four answers
+                // are awaited and the first error in statement order is the one reported: a
+                // failing insert of the run (its template's foreign key) makes the others
+                // answer "transaction aborted", and whichever future is polled to its error
+                // first must not decide which error the caller sees.
                 let c: &AsyncPgConnection = conn;
                 let (mut to_runs, mut to_sections, mut to_tasks) = (c, c, c);
-                try_join4(
+                let (run_row, section_rows, task_rows, events) = join4(
                     diesel::insert_into(runs::table)
                         .values(RunRow::from_domain(run))
                         .execute(&mut to_runs)
@@ -269,7 +272,11 @@ impl RunStore for PgStore {
                     },
                     append_events(c, &new_run.events).map_err(Failure::from),
                 )
-                .await?;
+                .await;
+                run_row?;
+                section_rows?;
+                task_rows?;
+                events?;
                 Ok(())
             })
             .await;

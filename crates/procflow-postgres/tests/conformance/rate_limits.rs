@@ -418,24 +418,14 @@ async fn stored_counters(env: &Env) -> Vec<usize> {
 // PostgreSQL only: the migration from the timestamp arrays of before.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn counts_kept_as_timestamps_before_the_migration_count_in_their_seconds_after_it() {
-    use diesel::Connection;
-    use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
-    use diesel_migrations::MigrationHarness;
     use procflow_domain::window::WindowLimit;
 
     let env = Env::postgres().await;
     let key = api_key(&env, &env.team, 1).await;
     let rowless = api_key(&env, &env.team, 2).await;
     let url = env.pg().db.url().to_owned();
-    let revert = url.clone();
-    tokio::task::spawn_blocking(move || {
-        let mut conn =
-            <AsyncConnectionWrapper<AsyncPgConnection> as Connection>::establish(&revert).unwrap();
-        conn.revert_last_migration(procflow_postgres::MIGRATIONS)
-            .unwrap();
-    })
-    .await
-    .unwrap();
+    // Back to before the per-second counters (and the migrations after them).
+    let reverted = procflow_postgres::testing::revert_through(&url, "2026-11-27-000200").await;
     // As before the migration: the first key's hits, no row for the second (as a key
     // written by hand had none until its first request), a guest window's hits.
     procflow_postgres::testing::execute(
@@ -454,7 +444,11 @@ async fn counts_kept_as_timestamps_before_the_migration_count_in_their_seconds_a
     )
     .await;
     let applied = procflow_postgres::migrate(&url).await.unwrap();
-    assert_eq!(applied.len(), 1);
+    assert_eq!(
+        applied.len(),
+        reverted.len(),
+        "every reverted migration applied again"
+    );
     assert_eq!(stored_counters(&env).await, [60, 0], "a row for every key");
 
     let store = env.another_instance(2);

@@ -129,6 +129,13 @@ def before_call(context, case, kwargs):
                         item["id"] = task_id
                         _keep_to_the_schema(item)
             _keep_to_the_schema(case.body)
+        # A template document's process logic names tasks and elements of the same document
+        # (API contract 12.1: a `ref` unique in the document, references to its tasks and
+        # elements, rules that look forward, no cycle): rules across its parts that no schema
+        # can express, as with the third allowance. Positive cases go without it; negative ones
+        # keep theirs, and tests/tests/api/logic.rs covers every refusal.
+        if case.path in _TEMPLATE_DOCUMENTS and isinstance(case.body, dict):
+            _without_logic(case.body)
     headers = case.headers or {}
     for name, value in list(headers.items()):
         # A key the server takes is made unique: the fuzzer draws the same short keys for
@@ -151,6 +158,23 @@ def before_call(context, case, kwargs):
         # stored template decides (the third allowance): positive cases pre-fill nothing.
         if meta is not None and meta.generation.mode == GenerationMode.POSITIVE:
             body.pop("custom_elements", None)
+
+
+_TEMPLATE_DOCUMENTS = ("/api/v1/process-templates", "/api/v1/process-templates/{id}")
+
+
+def _without_logic(document):
+    """A template document without refs, dependencies and rules (see before_call)."""
+    document.pop("rules", None)
+    for section in document.get("sections") or []:
+        for task in (section.get("tasks") or []) if isinstance(section, dict) else []:
+            if not isinstance(task, dict):
+                continue
+            task.pop("depends_on", None)
+            task.pop("ref", None)
+            for element in task.get("custom_elements") or []:
+                if isinstance(element, dict):
+                    element.pop("ref", None)
 
 
 def _keep_to_the_schema(update):

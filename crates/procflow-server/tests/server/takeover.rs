@@ -14,19 +14,19 @@ use procflow_domain::ids::{EmailId, EventId};
 use procflow_domain::mail::{MailContent, MailKind, NewMail};
 use procflow_domain::ports::{DeliveryQueue, MailQueue};
 use procflow_domain::team::Team;
-use procflow_domain::webhook::{DeliveryStatus, NewWebhook, WebhookEvent};
+use procflow_domain::webhook::DeliveryStatus;
 use procflow_postgres::testing::migrated_database;
 use procflow_postgres::{PgStore, PoolConfig};
 use procflow_server::worker::{WorkerArgs, spawn_worker};
 use procflow_testkit::Session;
-use procflow_testkit::receiver::{Answer, Receiver};
+use procflow_testkit::receiver::Answer;
 use procflow_testkit::smtp::SmtpServer;
 use serde_json::Value;
 use tokio::net::TcpListener;
 use uuid::Uuid;
 
 use super::support::{Serving, get, serve_with_json_logs, serving_address};
-use super::worker::team;
+use super::worker::{team, test_delivery_to_a_hanging_receiver};
 
 /// How long a test waits for what does not depend on the lease.
 const WAIT: Duration = Duration::from_secs(30);
@@ -183,25 +183,7 @@ async fn a_served_process_killed_mid_delivery_has_its_work_taken_over_within_sec
     let db = migrated_database().await;
     let store = PgStore::new(&PoolConfig::new(db.url())).unwrap();
     let team = team(&store).await;
-    let mut receiver = Receiver::start().await;
-    receiver.answer_by_default(Answer::Hang);
-    let webhooks = procflow_server::webhooks_on(&store);
-    let endpoint = webhooks
-        .create(
-            &team,
-            NewWebhook {
-                url: receiver.url().parse().unwrap(),
-                events: None,
-                description: None,
-                enabled: None,
-            },
-        )
-        .await
-        .unwrap();
-    let delivery = webhooks
-        .send_test(&team, endpoint.id, WebhookEvent::RunCreated)
-        .await
-        .unwrap();
+    let (mut receiver, delivery) = test_delivery_to_a_hanging_receiver(&store, &team).await;
     let email = invitation(&team);
     store
         .enqueue_mail(std::slice::from_ref(&email))
@@ -329,25 +311,7 @@ async fn an_attempt_that_hangs_is_cut_at_its_limit_and_never_taken_over_while_it
     let db = migrated_database().await;
     let store = PgStore::new(&PoolConfig::new(db.url())).unwrap();
     let team = team(&store).await;
-    let receiver = Receiver::start().await;
-    receiver.answer_by_default(Answer::Hang);
-    let webhooks = procflow_server::webhooks_on(&store);
-    let endpoint = webhooks
-        .create(
-            &team,
-            NewWebhook {
-                url: receiver.url().parse().unwrap(),
-                events: None,
-                description: None,
-                enabled: None,
-            },
-        )
-        .await
-        .unwrap();
-    let delivery = webhooks
-        .send_test(&team, endpoint.id, WebhookEvent::RunCreated)
-        .await
-        .unwrap();
+    let (receiver, delivery) = test_delivery_to_a_hanging_receiver(&store, &team).await;
     store.enqueue_mail(&[invitation(&team)]).await.unwrap();
     let silent = SilentSmtp::start().await;
 

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use procflow_domain::ports::{DeliveryQueue, LeasedQueue, TeamStore};
 use procflow_domain::team::{Member, Role, Subscription, Team};
-use procflow_domain::webhook::{Deliveries, DeliveryStatus, NewWebhook, WebhookEvent};
+use procflow_domain::webhook::{Deliveries, Delivery, DeliveryStatus, NewWebhook, WebhookEvent};
 use procflow_postgres::testing::migrated_database;
 use procflow_postgres::{PgStore, PoolConfig};
 use procflow_server::worker::{WorkerArgs, spawn_worker};
@@ -48,17 +48,18 @@ pub async fn team(store: &PgStore) -> Team {
     team
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_worker_killed_holding_a_lease_loses_nothing() {
-    let db = migrated_database().await;
-    let store = PgStore::new(&PoolConfig::new(db.url())).unwrap();
-    let team = team(&store).await;
-    let mut receiver = Receiver::start().await;
+/// A test delivery of `team` to a new endpoint at a receiver that never answers, so that
+/// whoever attempts it holds it until the attempt's time limit.
+pub async fn test_delivery_to_a_hanging_receiver(
+    store: &PgStore,
+    team: &Team,
+) -> (Receiver, Delivery) {
+    let receiver = Receiver::start().await;
     receiver.answer_by_default(Answer::Hang);
-    let webhooks = procflow_server::webhooks_on(&store);
+    let webhooks = procflow_server::webhooks_on(store);
     let endpoint = webhooks
         .create(
-            &team,
+            team,
             NewWebhook {
                 url: receiver.url().parse().unwrap(),
                 events: None,
@@ -69,9 +70,18 @@ async fn a_worker_killed_holding_a_lease_loses_nothing() {
         .await
         .unwrap();
     let delivery = webhooks
-        .send_test(&team, endpoint.id, WebhookEvent::RunCreated)
+        .send_test(team, endpoint.id, WebhookEvent::RunCreated)
         .await
         .unwrap();
+    (receiver, delivery)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_worker_killed_holding_a_lease_loses_nothing() {
+    let db = migrated_database().await;
+    let store = PgStore::new(&PoolConfig::new(db.url())).unwrap();
+    let team = team(&store).await;
+    let (mut receiver, delivery) = test_delivery_to_a_hanging_receiver(&store, &team).await;
 
     let child = Command::new(env!("CARGO_BIN_EXE_procflow"))
         .arg("worker")

@@ -79,7 +79,10 @@ fn is_unavailable_state(message: &str) -> bool {
 fn conflict_message(constraint: Option<&str>) -> String {
     match constraint {
         Some("members_team_email_key") => "the team has a member with this email".into(),
-        Some("api_keys_key_hash_key") => "an API key with this secret exists".into(),
+        Some("api_keys_key_hash_key" | "api_keys_team_key_hash_key") => {
+            "an API key with this secret exists".into()
+        }
+        Some("token_directory_pkey") => "a token with this secret exists".into(),
         Some(name) if name.ends_with("_pkey") => "a record with this id exists already".into(),
         _ => "the record conflicts with an existing one".into(),
     }

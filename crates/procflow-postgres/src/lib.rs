@@ -12,4 +12,4 @@ pub mod testing;
 
 pub use migrate::{MIGRATIONS, migrate, revert_all};
 pub use pool::{PoolConfig, PoolStatus, StatementCounter};
-pub use store::{CHANNEL, KEYS_CHANNEL, NOTIFY_GAP, PgKeyChanges, PgStore};
+pub use store::{CHANNEL, KEYS_CHANNEL, NOTIFY_GAP, PgKeyChanges, PgStore, TokenKind};

@@ -197,6 +197,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    token_directory (kind, digest) {
+        kind -> Text,
+        digest -> Text,
+        team_id -> Uuid,
+    }
+}
+
+diesel::table! {
     template_sections (team_id, template_id, id) {
         team_id -> Uuid,
         template_id -> Uuid,
@@ -312,6 +320,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     template_sections,
     template_tasks,
     templates,
+    token_directory,
     webhook_deliveries,
     webhook_endpoints,
 );

@@ -2,6 +2,7 @@
 
 mod batch;
 mod deliveries;
+mod directory;
 mod flags;
 mod health;
 mod idempotency;
@@ -24,6 +25,7 @@ mod unnest;
 mod webhooks;
 mod windows;
 
+pub use directory::TokenKind;
 pub use key_changes::{KEYS_CHANNEL, PgKeyChanges};
 pub use signal::{CHANNEL, NOTIFY_GAP};
 
@@ -49,6 +51,7 @@ pub struct PgStore {
     url: std::sync::Arc<str>,
     signal: std::sync::Arc<signal::Signal>,
     plans: std::sync::Arc<plans::Plans>,
+    known_tokens: std::sync::Arc<directory::KnownTokens>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -70,6 +73,7 @@ impl PgStore {
             url: config.url.as_str().into(),
             signal: std::sync::Arc::default(),
             plans: std::sync::Arc::default(),
+            known_tokens: std::sync::Arc::default(),
         })
     }
 
@@ -87,6 +91,7 @@ impl PgStore {
             url: self.url.clone(),
             signal: self.signal.clone(),
             plans: self.plans.clone(),
+            known_tokens: self.known_tokens.clone(),
         })
     }
 

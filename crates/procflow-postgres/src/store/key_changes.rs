@@ -1,6 +1,8 @@
 //! `KeyChanges` on PostgreSQL: `LISTEN procflow_keys` on a connection of its own, fed by the
-//! triggers of migration `2026-11-25-000500_key_changes` (a key revoked: its hash in hex; a
-//! team's subscription changed: an empty payload).
+//! store's own `pg_notify` after the change commits (store/teams.rs: a key revoked, its hash
+//! in hex; a team's subscription changed, an empty payload). Triggers sent them until
+//! migration `2026-11-28-000100_citus_ready`: on Citus a trigger fires on the node holding
+//! the row, where no instance listens.
 
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
@@ -14,7 +16,7 @@ use tokio::task::JoinHandle;
 
 use super::PgStore;
 
-/// The channel the triggers notify.
+/// The channel the store notifies of key changes.
 pub const KEYS_CHANNEL: &str = "procflow_keys";
 
 /// How long the listener waits before connecting again after losing its connection.

@@ -28,13 +28,16 @@ use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use super::PgStore;
+use super::directory::{TokenKind, hex};
 use super::seconds::stored_counts;
 use crate::error::db_error;
 use crate::rows::team::{ApiKeyRow, TeamRow};
 
 /// Looks the key up, then decides and records one request, in one statement.
 ///
-/// - `k` is the unrevoked key with the hash `$1` and its team; no row, no key.
+/// - `k` is the unrevoked key with the hash `$1` and its team `$6`, the team the token
+///   directory names for that hash (store/directory.rs); no row, no key. Every table is
+///   named with `team_id = $6`, so on Citus the whole statement runs on that team's shard.
 /// - `args` is `k` when its team's subscription is `$5` (active). It also turns
 ///   `synchronous_commit` off for this statement's transaction (see the module docs): being in
 ///   `args`, which the `UPDATE` reads, it is evaluated exactly when something may be written.
@@ -58,7 +61,8 @@ WITH k AS ( \
            teams.name AS team_name, teams.base_url, teams.timezone, teams.subscription, \
            teams.created_at AS team_created_at \
     FROM api_keys JOIN teams ON teams.id = api_keys.team_id \
-    WHERE api_keys.key_hash = $1 AND api_keys.revoked_at IS NULL \
+    WHERE api_keys.team_id = $6 AND teams.id = $6 AND api_keys.key_hash = $1 \
+      AND api_keys.revoked_at IS NULL \
 ), args AS ( \
     SELECT k.team_id, k.key_id AS api_key_id, \
            set_config('synchronous_commit', 'off', true) AS async_commit \
@@ -90,7 +94,7 @@ WITH k AS ( \
         ) AS d \
     ) \
     FROM args \
-    WHERE r.team_id = args.team_id AND r.api_key_id = args.api_key_id \
+    WHERE r.team_id = $6 AND r.team_id = args.team_id AND r.api_key_id = args.api_key_id \
     RETURNING r.second, r.counts, r.admitted \
 ) \
 SELECT k.*, counted.second, counted.counts, counted.admitted \
@@ -118,6 +122,8 @@ struct AdmitQuery<'a> {
     seconds: i64,
     /// The subscription whose requests are counted.
     active: &'static str,
+    /// The team the directory names for the key.
+    team: Uuid,
 }
 
 impl QueryId for AdmitQuery<'_> {
@@ -146,6 +152,7 @@ impl QueryFragment<Pg> for AdmitQuery<'_> {
                 "3" => out.push_bind_param::<BigInt, _>(&self.lim)?,
                 "4" => out.push_bind_param::<BigInt, _>(&self.seconds)?,
                 "5" => out.push_bind_param::<Text, _>(self.active)?,
+                "6" => out.push_bind_param::<SqlUuid, _>(&self.team)?,
                 _ => {
                     return Err(diesel::result::Error::QueryBuilderError(
                         format!("unexpected ${number} in the admission statement").into(),
@@ -236,6 +243,14 @@ impl RateLimiter for PgStore {
         window: Duration,
     ) -> DomainResult<Option<Admission>> {
         let mut conn = self.conn().await?;
+        let Some(team) = self
+            .known_tokens
+            .team_of(&conn, TokenKind::ApiKey, &hex(key_hash))
+            .await
+            .map_err(db_error)?
+        else {
+            return Ok(None);
+        };
         let limits = [WindowLimit {
             name: String::new(),
             limit,
@@ -247,6 +262,7 @@ impl RateLimiter for PgStore {
                 lim: i64::from(limit),
                 seconds: i64::try_from(window::seconds_of(window)).unwrap_or(60),
                 active: Subscription::Active.as_str(),
+                team,
             };
             let rows: Vec<Admitted> = query.load(&mut conn).await.map_err(db_error)?;
             let Some(row) = rows.into_iter().next() else {
@@ -295,14 +311,14 @@ mod tests {
     use super::ADMIT;
 
     #[test]
-    fn the_admission_statement_names_only_its_five_binds_each_at_least_once() {
+    fn the_admission_statement_names_only_its_six_binds_each_at_least_once() {
         let numbers: Vec<&str> = ADMIT.split('$').skip(1).map(|part| &part[..1]).collect();
         assert!(
             numbers
                 .iter()
-                .all(|n| ["1", "2", "3", "4", "5"].contains(n))
+                .all(|n| ["1", "2", "3", "4", "5", "6"].contains(n))
         );
-        for n in ["1", "2", "3", "4", "5"] {
+        for n in ["1", "2", "3", "4", "5", "6"] {
             assert!(numbers.contains(&n), "${n} is used");
         }
     }

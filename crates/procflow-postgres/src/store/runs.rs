@@ -14,6 +14,7 @@ use procflow_domain::values::{Cursor, Page, PageRequest, ShareToken};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::directory::TokenKind;
 use super::flags::write_flags;
 use super::plans::Plans;
 use super::unnest::{InsertRunSections, InsertRunTasks};
@@ -481,6 +482,8 @@ impl RunStore for PgStore {
     ) -> DomainResult<ShareChange> {
         let mut conn = self.conn().await?;
         let change = sharing::share(&mut conn, team, run, decide).await?;
+        self.known_tokens
+            .remember(TokenKind::ShareLink, &change.token.digest(), team.as_uuid());
         if !change.events.is_empty() {
             self.ring();
         }
@@ -494,8 +497,13 @@ impl RunStore for PgStore {
         token: &ShareToken,
         at: OffsetDateTime,
     ) -> DomainResult<bool> {
-        let conn = self.conn().await?;
-        sharing::add_link(&conn, team, run, token, at).await
+        let mut conn = self.conn().await?;
+        let added = sharing::add_link(&mut conn, team, run, token, at).await?;
+        if added {
+            self.known_tokens
+                .remember(TokenKind::ShareLink, &token.digest(), team.as_uuid());
+        }
+        Ok(added)
     }
 
     async fn unshare_run(
@@ -510,7 +518,7 @@ impl RunStore for PgStore {
 
     async fn find_shared_run(&self, run: RunId, token: &ShareToken) -> DomainResult<(Run, Share)> {
         let conn = self.conn().await?;
-        sharing::find_shared(&conn, run, token).await
+        sharing::find_shared(&conn, &self.known_tokens, run, token).await
     }
 
     async fn read_shared_run(
@@ -519,7 +527,7 @@ impl RunStore for PgStore {
         token: &ShareToken,
     ) -> DomainResult<(Run, Share, Vec<RunTask>)> {
         let conn = self.conn().await?;
-        sharing::read_shared(&conn, run, token).await
+        sharing::read_shared(&conn, &self.known_tokens, run, token).await
     }
 
     async fn record_guest_engagement(

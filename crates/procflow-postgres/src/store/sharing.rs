@@ -15,6 +15,7 @@ use procflow_domain::team::Subscription;
 use procflow_domain::values::ShareToken;
 use time::OffsetDateTime;
 
+use super::directory::{self, KnownTokens, TokenKind};
 use super::runs::{run_header, with_sections, write_run};
 use super::{append_events, not_found};
 use crate::error::{Failure, db_error};
@@ -72,15 +73,17 @@ pub(super) async fn share(
                 .execute(conn)
                 .await?;
         }
+        let digest = change.token.digest();
         diesel::insert_into(run_share_links::table)
             .values(ShareLinkRow {
                 team_id: team.as_uuid(),
                 run_id: run.as_uuid(),
-                token_hash: change.token.digest(),
+                token_hash: digest.clone(),
                 created_at: at,
             })
             .execute(conn)
             .await?;
+        directory::enter(conn, TokenKind::ShareLink, &digest, team.as_uuid()).await?;
         if let Some(guest) = &change.invited {
             diesel::insert_into(run_guests::table)
                 .values(GuestRow::from_domain(team, run, guest))
@@ -105,35 +108,42 @@ pub(super) async fn share(
 }
 
 pub(super) async fn add_link(
-    mut conn: &AsyncPgConnection,
+    conn: &mut AsyncPgConnection,
     team: TeamId,
     run: RunId,
     token: &ShareToken,
     at: OffsetDateTime,
 ) -> DomainResult<bool> {
-    // Kept only while the run is shared: the share's row is the link's parent.
-    let kept = diesel::insert_into(run_share_links::table)
-        .values(
-            run_shares::table
-                .filter(run_shares::team_id.eq(team.as_uuid()))
-                .filter(run_shares::run_id.eq(run.as_uuid()))
-                .select((
-                    run_shares::team_id,
-                    run_shares::run_id,
-                    token.digest().into_sql::<diesel::sql_types::Text>(),
-                    at.into_sql::<diesel::sql_types::Timestamptz>(),
-                )),
-        )
-        .into_columns((
-            run_share_links::team_id,
-            run_share_links::run_id,
-            run_share_links::token_hash,
-            run_share_links::created_at,
-        ))
-        .execute(&mut conn)
-        .await
-        .map_err(db_error)?;
-    Ok(kept == 1)
+    let digest = token.digest();
+    conn.transaction::<_, Failure, _>(async |conn| {
+        // Kept only while the run is shared: the share's row is the link's parent.
+        let kept = diesel::insert_into(run_share_links::table)
+            .values(
+                run_shares::table
+                    .filter(run_shares::team_id.eq(team.as_uuid()))
+                    .filter(run_shares::run_id.eq(run.as_uuid()))
+                    .select((
+                        run_shares::team_id,
+                        run_shares::run_id,
+                        digest.as_str().into_sql::<diesel::sql_types::Text>(),
+                        at.into_sql::<diesel::sql_types::Timestamptz>(),
+                    )),
+            )
+            .into_columns((
+                run_share_links::team_id,
+                run_share_links::run_id,
+                run_share_links::token_hash,
+                run_share_links::created_at,
+            ))
+            .execute(conn)
+            .await?;
+        if kept == 1 {
+            directory::enter(conn, TokenKind::ShareLink, &digest, team.as_uuid()).await?;
+        }
+        Ok(kept == 1)
+    })
+    .await
+    .map_err(Into::into)
 }
 
 pub(super) async fn unshare(
@@ -178,11 +188,36 @@ pub(super) async fn unshare(
 /// other.
 pub(super) async fn find_shared(
     conn: &AsyncPgConnection,
+    known: &KnownTokens,
     run: RunId,
     token: &ShareToken,
 ) -> DomainResult<(Run, Share)> {
-    let (mut to_header, mut to_sections) = (conn, conn);
     let digest = token.digest();
+    let team = link_team(conn, known, &digest).await?;
+    find_shared_of(conn, team, run, &digest).await
+}
+
+/// The team a share link's digest names (the directory), or the run is not found.
+async fn link_team(
+    conn: &AsyncPgConnection,
+    known: &KnownTokens,
+    digest: &str,
+) -> DomainResult<uuid::Uuid> {
+    known
+        .team_of(conn, TokenKind::ShareLink, digest)
+        .await
+        .map_err(db_error)?
+        .ok_or(not_found(Resource::Run))
+}
+
+/// [`find_shared`] once the directory named the team: every statement on its one shard.
+async fn find_shared_of(
+    conn: &AsyncPgConnection,
+    team: uuid::Uuid,
+    run: RunId,
+    digest: &str,
+) -> DomainResult<(Run, Share)> {
+    let (mut to_header, mut to_sections) = (conn, conn);
     let header = runs::table
         .inner_join(
             run_shares::table.on(run_shares::team_id
@@ -200,8 +235,10 @@ pub(super) async fn find_shared(
                 .and(run_guests::run_id.eq(run_shares::run_id))),
         )
         .inner_join(teams::table.on(teams::id.eq(runs::team_id)))
+        .filter(runs::team_id.eq(team))
+        .filter(teams::id.eq(team))
         .filter(runs::id.eq(run.as_uuid()))
-        .filter(run_share_links::token_hash.eq(&digest))
+        .filter(run_share_links::token_hash.eq(digest))
         .select((
             RunRow::as_select(),
             ShareRow::as_select(),
@@ -215,8 +252,9 @@ pub(super) async fn find_shared(
                 .eq(run_sections::team_id)
                 .and(run_share_links::run_id.eq(run_sections::run_id))),
         )
+        .filter(run_sections::team_id.eq(team))
         .filter(run_sections::run_id.eq(run.as_uuid()))
-        .filter(run_share_links::token_hash.eq(&digest))
+        .filter(run_share_links::token_hash.eq(digest))
         .order(run_sections::position)
         .select(RunSectionRow::as_select())
         .load::<RunSectionRow>(&mut to_sections);
@@ -239,24 +277,27 @@ pub(super) async fn find_shared(
 /// run's tasks, each finding the run through its link.
 pub(super) async fn read_shared(
     conn: &AsyncPgConnection,
+    known: &KnownTokens,
     run: RunId,
     token: &ShareToken,
 ) -> DomainResult<(Run, Share, Vec<RunTask>)> {
     let mut to_tasks = conn;
     let digest = token.digest();
+    let team = link_team(conn, known, &digest).await?;
     let tasks = run_tasks::table
         .inner_join(
             run_share_links::table.on(run_share_links::team_id
                 .eq(run_tasks::team_id)
                 .and(run_share_links::run_id.eq(run_tasks::run_id))),
         )
+        .filter(run_tasks::team_id.eq(team))
         .filter(run_tasks::run_id.eq(run.as_uuid()))
         .filter(run_share_links::token_hash.eq(&digest))
         .order(run_tasks::position)
         .select(RunTaskRow::as_select())
         .load::<RunTaskRow>(&mut to_tasks)
         .map_err(db_error);
-    let ((run, share), tasks) = try_join(find_shared(conn, run, token), tasks).await?;
+    let ((run, share), tasks) = try_join(find_shared_of(conn, team, run, &digest), tasks).await?;
     let tasks = tasks
         .into_iter()
         .map(RunTaskRow::into_domain)

@@ -10,6 +10,8 @@ use procflow_domain::team::{ApiKey, Member, Subscription, Team};
 use procflow_domain::values::Email;
 use time::OffsetDateTime;
 
+use super::directory::{self, TokenKind, hex};
+use super::key_changes::KEYS_CHANNEL;
 use super::{PgStore, not_found};
 use crate::error::{Failure, db_error};
 use crate::rows::team::{ApiKeyRow, MemberRow, TeamRow};
@@ -18,9 +20,20 @@ use crate::schema::{api_keys, members, rate_limits, teams};
 #[async_trait]
 impl TeamStore for PgStore {
     async fn find_api_key(&self, key_hash: &[u8; 32]) -> DomainResult<Option<(ApiKey, Team)>> {
-        let mut conn = self.conn().await?;
+        let conn = self.conn().await?;
+        let Some(team) = self
+            .known_tokens
+            .team_of(&conn, TokenKind::ApiKey, &hex(key_hash))
+            .await
+            .map_err(db_error)?
+        else {
+            return Ok(None);
+        };
+        let mut conn = conn;
         let found: Option<(ApiKeyRow, TeamRow)> = api_keys::table
             .inner_join(teams::table.on(teams::id.eq(api_keys::team_id)))
+            .filter(api_keys::team_id.eq(team))
+            .filter(teams::id.eq(team))
             .filter(api_keys::key_hash.eq(key_hash.as_slice()))
             .filter(api_keys::revoked_at.is_null())
             .select((ApiKeyRow::as_select(), TeamRow::as_select()))
@@ -140,6 +153,13 @@ impl TeamStore for PgStore {
                     .values(ApiKeyRow::from_domain(key, key_hash))
                     .execute(conn)
                     .await?;
+                directory::enter(
+                    conn,
+                    TokenKind::ApiKey,
+                    &hex(key_hash),
+                    key.team_id.as_uuid(),
+                )
+                .await?;
                 diesel::insert_into(rate_limits::table)
                     .values((
                         rate_limits::team_id.eq(key.team_id.as_uuid()),
@@ -149,6 +169,10 @@ impl TeamStore for PgStore {
                     .await
             })
             .await;
+        if inserted.is_ok() {
+            self.known_tokens
+                .remember(TokenKind::ApiKey, &hex(key_hash), key.team_id.as_uuid());
+        }
         match inserted {
             Err(diesel::result::Error::DatabaseError(
                 diesel::result::DatabaseErrorKind::ForeignKeyViolation,
@@ -180,12 +204,14 @@ impl TeamStore for PgStore {
         let of_team = api_keys::table
             .filter(api_keys::team_id.eq(team.as_uuid()))
             .filter(api_keys::id.eq(key.as_uuid()));
-        let revoked = diesel::update(of_team.filter(api_keys::revoked_at.is_null()))
+        let revoked: Vec<Vec<u8>> = diesel::update(of_team.filter(api_keys::revoked_at.is_null()))
             .set(api_keys::revoked_at.eq(now))
-            .execute(&mut conn)
+            .returning(api_keys::key_hash)
+            .get_results(&mut conn)
             .await
             .map_err(db_error)?;
-        if revoked > 0 {
+        if let Some(hash) = <[Vec<u8>]>::first(&revoked) {
+            notify_key_change(&mut conn, &hex(hash)).await;
             return Ok(());
         }
         // Revoking a revoked key is a no-op; a key of another team is not found.
@@ -210,6 +236,26 @@ impl TeamStore for PgStore {
         if updated == 0 {
             return Err(not_found(Resource::Team));
         }
+        // An empty payload: every instance forgets what it remembered of every key.
+        notify_key_change(&mut conn, "").await;
         Ok(())
+    }
+}
+
+/// Tells every instance (`LISTEN procflow_keys`, store/key_changes.rs) of a change committed
+/// just before: sent by the code that made it, on the connection the instances listen on (the
+/// coordinator, on Citus), not by a trigger, which would fire on the node holding the row.
+/// Sent after the commit, outside any transaction (a transaction that notifies cannot be
+/// prepared, as Citus's two-phase commit does). A lost notification costs little: the
+/// admission statement reads the key on every request; what an instance remembers (rate-limit
+/// refusals) would only answer 429 instead of 401 until the refusal ends.
+async fn notify_key_change(conn: &mut diesel_async::AsyncPgConnection, payload: &str) {
+    let sent = diesel::sql_query("SELECT pg_notify($1, $2)")
+        .bind::<diesel::sql_types::Text, _>(KEYS_CHANNEL)
+        .bind::<diesel::sql_types::Text, _>(payload)
+        .execute(conn)
+        .await;
+    if let Err(error) = sent {
+        tracing::warn!(%error, "the key-change notification was not sent");
     }
 }

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod distribute;
 mod error;
 mod migrate;
 mod pool;

@@ -10,7 +10,8 @@ pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations")
 
 pub(crate) type SyncConnection = AsyncConnectionWrapper<AsyncPgConnection>;
 
-/// Applies the pending migrations to the database at `url`; returns the versions applied.
+/// Applies the pending migrations to the database at `url`; returns the versions applied. On a
+/// Citus coordinator it then distributes what the migrations created ([`crate::distribute`]).
 ///
 /// Runs diesel's synchronous harness on a blocking thread, so it works on any tokio runtime.
 ///
@@ -18,8 +19,11 @@ pub(crate) type SyncConnection = AsyncConnectionWrapper<AsyncPgConnection>;
 /// `Unavailable` when the database cannot be reached, `Other` when a migration fails.
 pub async fn migrate(url: &str) -> Result<Vec<String>, StoreError> {
     with_connection(url, |conn| {
-        conn.run_pending_migrations(MIGRATIONS)
-            .map(|versions| versions.iter().map(ToString::to_string).collect())
+        let applied = conn
+            .run_pending_migrations(MIGRATIONS)
+            .map(|versions| versions.iter().map(ToString::to_string).collect())?;
+        crate::distribute::distribute(conn)?;
+        Ok(applied)
     })
     .await
 }

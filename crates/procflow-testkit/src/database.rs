@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use tokio_postgres::error::SqlState;
 
 use crate::admin::{self, redact};
+use crate::citus;
 use crate::error::{BoxError, Error};
 use crate::naming::{next_test_db_name, quote_ident};
 use crate::server::{Server, server};
@@ -23,7 +24,15 @@ const DROP_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct TestDatabase {
     name: String,
     url: String,
-    server: &'static Server,
+    home: Home,
+}
+
+/// Where a test database lives, so that it is dropped there.
+enum Home {
+    /// A database of the test server.
+    Server(&'static Server),
+    /// A schema of the Citus coordinator at this URL (`CITUS_URL`).
+    Citus(String),
 }
 
 impl TestDatabase {
@@ -61,6 +70,14 @@ impl TestDatabase {
     where
         F: AsyncFnOnce(&str) -> Result<(), BoxError>,
     {
+        if let Some(coordinator) = citus::coordinator() {
+            let (name, url) = citus::create(&coordinator, migrate).await?;
+            return Ok(Self {
+                name,
+                url,
+                home: Home::Citus(coordinator),
+            });
+        }
         let server = server().await?;
         if server.is_shared() {
             sweep::once(server).await;
@@ -119,7 +136,7 @@ async fn clone(server: &'static Server, template: &Template) -> Result<TestDatab
                 return Ok(TestDatabase {
                     url: server.url_of(&name),
                     name,
-                    server,
+                    home: Home::Server(server),
                 });
             }
             Err(err) => err,
@@ -146,14 +163,17 @@ impl Drop for TestDatabase {
     /// Drops the database on a thread of its own (a destructor cannot await, and may run
     /// inside or outside a runtime), waiting at most 30 seconds.
     fn drop(&mut self) {
-        let admin_url = self.server.admin_url();
+        let home = match &self.home {
+            Home::Server(server) => Home::Server(server),
+            Home::Citus(url) => Home::Citus(url.clone()),
+        };
         let name = std::mem::take(&mut self.name);
         let (done, finished) = mpsc::channel();
         let thread_name = name.clone();
         let spawned = std::thread::Builder::new()
             .name("procflow-testkit-drop".to_owned())
             .spawn(move || {
-                let _ = done.send(drop_database(admin_url, &thread_name));
+                let _ = done.send(drop_database(&home, &thread_name));
             });
         let outcome = match spawned {
             Ok(_) => finished
@@ -167,11 +187,17 @@ impl Drop for TestDatabase {
     }
 }
 
-fn drop_database(admin_url: &str, name: &str) -> Result<(), String> {
+fn drop_database(home: &Home, name: &str) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|err| format!("starting a runtime: {err}"))?;
+    let admin_url = match home {
+        Home::Server(server) => server.admin_url(),
+        Home::Citus(coordinator) => {
+            return runtime.block_on(citus::drop_schema(coordinator, name));
+        }
+    };
     runtime
         .block_on(async {
             let admin = admin::connect(admin_url).await?;

@@ -2,6 +2,7 @@
 
 mod admin;
 mod binaries;
+mod citus;
 mod database;
 mod disposable;
 mod error;

@@ -14,8 +14,11 @@ use super::{parse, section, to_i32, to_u32};
 use crate::error::corrupt;
 use crate::schema::{template_sections, template_tasks, templates};
 
+// `primary_key`: the key is never in an `UPDATE`'s `SET` (Citus refuses to write the
+// distribution column `team_id`, even with its own value).
 #[derive(Queryable, Selectable, Insertable, AsChangeset, Debug)]
 #[diesel(table_name = templates, check_for_backend(diesel::pg::Pg), treat_none_as_null = true)]
+#[diesel(primary_key(team_id, id))]
 pub(crate) struct TemplateRow {
     pub team_id: Uuid,
     pub id: Uuid,

@@ -13,9 +13,11 @@ use super::{parse, to_i32, to_u32};
 use crate::error::corrupt;
 use crate::schema::{webhook_deliveries, webhook_endpoints};
 
+// `primary_key`: the key is never in an `UPDATE`'s `SET` (Citus refuses to write the
+// distribution column `team_id`, even with its own value).
 #[derive(Queryable, Selectable, Insertable, AsChangeset, Debug)]
 #[diesel(table_name = webhook_endpoints, check_for_backend(diesel::pg::Pg))]
-#[diesel(treat_none_as_null = true)]
+#[diesel(treat_none_as_null = true, primary_key(team_id, id))]
 pub(crate) struct WebhookRow {
     pub team_id: Uuid,
     pub id: Uuid,

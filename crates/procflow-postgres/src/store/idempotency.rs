@@ -19,8 +19,8 @@ use super::sweep::delete_in_batches;
 use crate::error::{corrupt, db_error};
 use crate::schema::idempotency_keys;
 
-/// Claims a key, after the binds (`team_id`, `key`, `request_hash`, `now`, `since` =
-/// `now - answered`, `stale` = `now - in_flight`).
+/// Claims a key, with the binds `team_id`, `key`, `request_hash`, `now`, `since` =
+/// `now - answered`, `stale` = `now - in_flight`.
 ///
 /// - No row: the insert creates one, in flight (no response yet), and answers `started`.
 /// - A row older than its lifetime (`created_at < since`, or in flight and
@@ -32,15 +32,22 @@ use crate::schema::idempotency_keys;
 /// Concurrent calls are serialised on the key: an insert that meets an uncommitted insert of
 /// the same key waits for it, and an update that meets a locked row re-checks its `WHERE` on
 /// the row as the winner left it (fresh by then). So exactly one call answers `started`.
-const CLAIM_AFTER_ARGS: &str = "\
-INSERT INTO idempotency_keys AS k (team_id, key, request_hash, created_at) \
-SELECT team_id, key, request_hash, now FROM args \
-ON CONFLICT (team_id, key) DO UPDATE \
-SET request_hash = EXCLUDED.request_hash, response_status = NULL, response_body = NULL, \
-    created_at = EXCLUDED.created_at, completed_at = NULL \
-WHERE k.created_at < (SELECT since FROM args) \
-   OR (k.response_status IS NULL AND k.created_at < (SELECT stale FROM args)) \
-RETURNING true AS started";
+///
+/// One `INSERT ... VALUES ... ON CONFLICT` whose every value is a bind (no CTE): on Citus it
+/// is routed whole to the team's shard (a CTE of the binds would be planned apart from the
+/// `ON CONFLICT` clause sent to the shard, which could not see it).
+const CLAIM_INSERT: &str = "\
+INSERT INTO idempotency_keys AS k (team_id, key, request_hash, created_at) VALUES (";
+
+/// After the insert's values: the conflict's update, its `WHERE` bound to `since` and `stale`.
+const CLAIM_ON_CONFLICT: [&str; 3] = [
+    ") ON CONFLICT (team_id, key) DO UPDATE \
+     SET request_hash = EXCLUDED.request_hash, response_status = NULL, response_body = NULL, \
+         created_at = EXCLUDED.created_at, completed_at = NULL \
+     WHERE k.created_at < ",
+    " OR (k.response_status IS NULL AND k.created_at < ",
+    ") RETURNING true AS started",
+];
 
 /// How often a claim is tried when the row it lost to disappears before it is read (its
 /// request failed and released the key, or it expired in between).
@@ -69,20 +76,19 @@ impl Query for ClaimQuery<'_> {
 
 impl QueryFragment<Pg> for ClaimQuery<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> diesel::QueryResult<()> {
-        out.push_sql("WITH args AS (SELECT ");
+        out.push_sql(CLAIM_INSERT);
         out.push_bind_param::<SqlUuid, _>(&self.team_id)?;
-        out.push_sql(" AS team_id, ");
+        out.push_sql(", ");
         out.push_bind_param::<Text, _>(&self.key)?;
-        out.push_sql(" AS key, ");
+        out.push_sql(", ");
         out.push_bind_param::<Binary, _>(&self.request_hash)?;
-        out.push_sql(" AS request_hash, ");
+        out.push_sql(", ");
         out.push_bind_param::<Timestamptz, _>(&self.now)?;
-        out.push_sql(" AS now, ");
+        out.push_sql(CLAIM_ON_CONFLICT[0]);
         out.push_bind_param::<Timestamptz, _>(&self.since)?;
-        out.push_sql(" AS since, ");
+        out.push_sql(CLAIM_ON_CONFLICT[1]);
         out.push_bind_param::<Timestamptz, _>(&self.stale)?;
-        out.push_sql(" AS stale) ");
-        out.push_sql(CLAIM_AFTER_ARGS);
+        out.push_sql(CLAIM_ON_CONFLICT[2]);
         Ok(())
     }
 }
@@ -105,7 +111,7 @@ struct KeyRow {
 }
 
 impl KeyRow {
-    /// Whether `begin` still counts the row (see [`CLAIM_AFTER_ARGS`]).
+    /// Whether `begin` still counts the row (see [`CLAIM_INSERT`]).
     fn live(&self, since: OffsetDateTime, stale: OffsetDateTime) -> bool {
         let born_after = match self.response_status {
             Some(_) => since,

@@ -1,6 +1,7 @@
-//! `NoticeStore` on PostgreSQL: due reminders and overdue tasks locked with
-//! `FOR UPDATE SKIP LOCKED`, marked and turned into outbox events in one transaction, so that
-//! of several instances scanning at once each notice is taken by exactly one.
+//! `NoticeStore` on PostgreSQL: due reminders and overdue tasks marked, each by an `UPDATE`
+//! that checks again that it is still due, and turned into outbox events in one transaction,
+//! so that of several instances scanning at once each notice is taken by exactly one (no row
+//! lock across teams: Citus refuses one).
 
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -49,8 +50,10 @@ impl DueReminder {
     }
 }
 
-/// Guests due their reminder, locked, marked reminded. The `invited_at` bound (a day at
-/// least) lets the partial index `run_guests_due_reminders` limit the scan.
+/// Guests due their reminder, marked reminded. The `invited_at` bound (a day at least) lets
+/// the partial index `run_guests_due_reminders` limit the scan. No row lock on the candidates
+/// (Citus refuses one across shards): the `UPDATE` checks again that each guest is still
+/// unreminded, so of two takers racing for a guest the second finds it reminded and leaves it.
 async fn take_reminders(
     conn: &mut AsyncPgConnection,
     now: OffsetDateTime,
@@ -62,10 +65,11 @@ async fn take_reminders(
            WHERE g.enable_reminders AND g.engaged_at IS NULL AND g.reminded_at IS NULL \
              AND g.invited_at <= $1 - interval '1 day' \
              AND g.invited_at + make_interval(days => g.reminder_days) <= $1 \
-           ORDER BY g.invited_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
+           ORDER BY g.invited_at LIMIT $2) \
          UPDATE run_guests g SET reminded_at = $1 \
          FROM due, runs r \
          WHERE g.team_id = due.team_id AND g.run_id = due.run_id \
+           AND g.reminded_at IS NULL AND g.engaged_at IS NULL \
            AND r.team_id = g.team_id AND r.id = g.run_id \
          RETURNING g.team_id, g.run_id, g.id, g.email, r.title, r.status",
     )
@@ -78,7 +82,7 @@ async fn take_reminders(
 }
 
 /// Open, assigned, visible tasks past their due date and not notified within the last day,
-/// locked, their next notice set a day on. A task hidden by a rule counts as done.
+/// their next notice set a day on (each re-checked as it is set). A task hidden by a rule counts as done.
 async fn take_overdue(
     conn: &mut AsyncPgConnection,
     now: OffsetDateTime,
@@ -97,24 +101,36 @@ async fn take_overdue(
         .order(run_tasks::due_date)
         .limit(limit)
         .select(RunTaskRow::as_select())
-        .for_update()
-        .skip_locked()
         .load(conn)
         .await
         .map_err(db_error)?;
+    let mut tasks = tasks;
+    // Rows are changed in one order by every taker, so two takers never wait on each other.
+    tasks.sort_by_key(|row| (row.team_id, row.run_id, row.id));
     let mut notices = Vec::with_capacity(tasks.len());
     for row in tasks {
         let (team, run, id) = (row.team_id, row.run_id, row.id);
-        diesel::update(
+        // Taken only if still due as this taker found it: a racing taker that set the next
+        // notice first leaves nothing to update (no row lock on the candidates: see above).
+        let taken = diesel::update(
             run_tasks::table
                 .filter(run_tasks::team_id.eq(team))
                 .filter(run_tasks::run_id.eq(run))
-                .filter(run_tasks::id.eq(id)),
+                .filter(run_tasks::id.eq(id))
+                .filter(run_tasks::state.eq("open"))
+                .filter(
+                    run_tasks::overdue_next_at
+                        .is_null()
+                        .or(run_tasks::overdue_next_at.le(now)),
+                ),
         )
         .set(run_tasks::overdue_next_at.eq(now + OVERDUE_REPEAT))
         .execute(conn)
         .await
         .map_err(db_error)?;
+        if taken == 0 {
+            continue;
+        }
         let title: String = runs::table
             .filter(runs::team_id.eq(team))
             .filter(runs::id.eq(run))

@@ -1,4 +1,5 @@
-//! `Outbox` on PostgreSQL: leases with `FOR UPDATE SKIP LOCKED`, so workers on several
+//! `Outbox` on PostgreSQL: leases taken by an `UPDATE` that checks again that each event is
+//! still unleased (no row lock across teams: Citus refuses one), so workers on several
 //! instances never hold the same event at once; events that cannot be read are set aside
 //! (`dead_at`) rather than claimed again.
 
@@ -47,7 +48,9 @@ impl Outbox for PgStore {
                WHERE (team_id, id) IN (SELECT team_id, id FROM outbox \
                             WHERE delivered_at IS NULL AND dead_at IS NULL AND due_at <= $2 \
                               AND (leased_until IS NULL OR leased_until <= $2) \
-                            ORDER BY due_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) \
+                            ORDER BY due_at, id LIMIT $3) \
+                 AND delivered_at IS NULL AND dead_at IS NULL AND due_at <= $2 \
+                 AND (leased_until IS NULL OR leased_until <= $2) \
                RETURNING id, kind, due_at, payload, attempts) \
              SELECT id, kind, payload, attempts FROM claimed ORDER BY due_at, id",
         )

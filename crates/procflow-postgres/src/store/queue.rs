@@ -10,12 +10,14 @@
 //! locked. The renewal and the claim's `UPDATE` each re-check their condition on the row they
 //! change, so a renewal and a takeover racing for one row cannot both win.
 //!
-//! Shape, for PostgreSQL and for a distributed (Citus) layout alike: every row a statement
-//! changes is named by `(team_id, id)`, and a join (the webhook claim's endpoint) is between
-//! tables co-located on `team_id`. The claim's `UPDATE` checks again that each row is still
-//! due, so it stays correct without the row lock of [`CLAIM_LOCK`] (a cross-shard row lock
-//! Citus refuses): a second claimer's `UPDATE` of a row just taken finds it no longer due and
-//! leaves it. On one PostgreSQL the lock keeps two claimers from even meeting.
+//! Shape, for PostgreSQL and for a distributed (Citus) layout alike, with the same statements:
+//! every row a statement changes is named by `(team_id, id)`, and a join (the webhook claim's
+//! endpoint) is between tables co-located on `team_id`. The claim takes no row lock on its
+//! candidates (a row lock across shards is what Citus refuses): its `UPDATE` checks again that
+//! each row is still due, on the row as a concurrent claimer left it, so of two claimers
+//! reading the same due row the second finds it held, with a lease running, and leaves it.
+//! The lease token then fences every settle: only the claim that holds a row records its
+//! outcome.
 
 use async_trait::async_trait;
 use diesel::QueryableByName;
@@ -35,10 +37,6 @@ use uuid::Uuid;
 use super::PgStore;
 use super::sweep::delete_in_batches;
 use crate::error::db_error;
-
-/// How a claim keeps claimers apart on one PostgreSQL: the one place to change for an engine
-/// without cross-shard row locks (the claim is correct without it, see the module's doc).
-pub(super) const CLAIM_LOCK: &str = "FOR UPDATE SKIP LOCKED";
 
 /// A queue's table and the names of its statuses (`pending` and `failed` are every queue's).
 pub(super) struct QueueTable {
@@ -100,13 +98,12 @@ impl QueueTable {
         let Self { table, held, done } = self;
         let waiting = format!("status IN ('pending', '{held}') AND due_at <= $1");
         // `due` is read before the `UPDATE` changes the rows, so it still says whether each
-        // was held, and by whom: under the lock of one PostgreSQL, as the row is taken; without
-        // it (Citus), as the claim's snapshot saw it, which only a report reads.
+        // was held, and by whom, as the claim's snapshot saw it (only a report reads it).
         let claim = format!(
             "WITH due AS ( \
                SELECT team_id, id, status = '{held}' AS taken_over, holder AS taken_from \
                FROM {table} WHERE {waiting} \
-               ORDER BY due_at LIMIT $2 {CLAIM_LOCK}) \
+               ORDER BY due_at LIMIT $2) \
              UPDATE {table} q \
              SET status = '{held}', attempts = q.attempts + 1, lease = $3, due_at = $4, \
                  last_attempt_at = $1, holder = $5 \

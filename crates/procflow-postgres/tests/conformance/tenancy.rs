@@ -96,7 +96,7 @@ const TABLES: &str = "\
       JOIN pg_namespace n ON n.oid = c.relnamespace \
       LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'team_id' \
                               AND NOT a.attisdropped \
-     WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') \
+     WHERE n.oid = current_schema()::regnamespace AND c.relkind IN ('r', 'p') \
        AND c.relname NOT LIKE '\\_\\_diesel%' \
      ORDER BY 1";
 
@@ -113,7 +113,7 @@ const FOREIGN_KEYS: &str = "\
       JOIN pg_class src ON src.oid = con.conrelid \
       JOIN pg_class dst ON dst.oid = con.confrelid \
       JOIN pg_namespace n ON n.oid = src.relnamespace \
-     WHERE con.contype = 'f' AND n.nspname = 'public' \
+     WHERE con.contype = 'f' AND n.oid = current_schema()::regnamespace \
      ORDER BY 1";
 
 const UNIQUE_INDEXES: &str = "\
@@ -125,7 +125,7 @@ const UNIQUE_INDEXES: &str = "\
       JOIN pg_class ic ON ic.oid = i.indexrelid \
       JOIN pg_class c ON c.oid = i.indrelid \
       JOIN pg_namespace n ON n.oid = c.relnamespace \
-     WHERE i.indisunique AND n.nspname = 'public' AND c.relname NOT LIKE '\\_\\_diesel%' \
+     WHERE i.indisunique AND n.oid = current_schema()::regnamespace AND c.relname NOT LIKE '\\_\\_diesel%' \
      ORDER BY 1";
 
 const TRIGGERS: &str = "\
@@ -133,7 +133,7 @@ const TRIGGERS: &str = "\
       FROM pg_trigger t \
       JOIN pg_class c ON c.oid = t.tgrelid \
       JOIN pg_namespace n ON n.oid = c.relnamespace \
-     WHERE NOT t.tgisinternal AND n.nspname = 'public' \
+     WHERE NOT t.tgisinternal AND n.oid = current_schema()::regnamespace \
      ORDER BY 1";
 
 /// What breaks the rule in these catalog rows, one sentence each.

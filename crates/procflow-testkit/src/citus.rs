@@ -1,0 +1,54 @@
+//! Test databases on a Citus coordinator (`CITUS_URL`, `make test-citus`): a database of Citus
+//! cannot be cloned from a template (its shards live on the workers), and making one per test
+//! means creating it and the extension on every node. So each test gets a schema of its own in
+//! the coordinator's database instead, migrated (and distributed: `procflow migrate` does it on
+//! Citus) from scratch, and dropped with its tables and shards when the test ends. Its URL
+//! sets `search_path` to the schema, and two shards per table (the tests make many schemas).
+
+use crate::admin;
+use crate::error::BoxError;
+use crate::naming::{next_test_db_name, quote_ident};
+
+/// The variable naming the coordinator to test against.
+pub(crate) const CITUS_URL: &str = "CITUS_URL";
+
+/// The coordinator given, if any.
+pub(crate) fn coordinator() -> Option<String> {
+    std::env::var(CITUS_URL).ok().filter(|url| !url.is_empty())
+}
+
+/// `url` with the options that put a connection in `schema`.
+pub(crate) fn url_in(url: &str, schema: &str) -> String {
+    let separator = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{separator}options=-c%20search_path%3D{schema}%20-c%20citus.shard_count%3D2")
+}
+
+/// A new schema on the coordinator, migrated by `migrate`; returns its name and URL.
+pub(crate) async fn create<F>(coordinator: &str, migrate: F) -> Result<(String, String), String>
+where
+    F: AsyncFnOnce(&str) -> Result<(), BoxError>,
+{
+    let schema = next_test_db_name();
+    let admin = admin::connect(coordinator)
+        .await
+        .map_err(|err| err.to_string())?;
+    admin::execute(&admin, &format!("CREATE SCHEMA {}", quote_ident(&schema)))
+        .await
+        .map_err(|err| err.to_string())?;
+    let url = url_in(coordinator, &schema);
+    migrate(&url)
+        .await
+        .map_err(|err| format!("migrating the schema {schema} on Citus: {err}"))?;
+    Ok((schema, url))
+}
+
+/// Drops a test's schema, its tables and their shards.
+pub(crate) async fn drop_schema(coordinator: &str, schema: &str) -> Result<(), String> {
+    let admin = admin::connect(coordinator)
+        .await
+        .map_err(|err| err.to_string())?;
+    let sql = format!("DROP SCHEMA IF EXISTS {} CASCADE", quote_ident(schema));
+    admin::execute(&admin, &sql)
+        .await
+        .map_err(|err| err.to_string())
+}

@@ -73,7 +73,11 @@ pub async fn rows(url: &str, sql: &str) -> Vec<serde_json::Value> {
         .await
         .unwrap_or_else(|err| panic!("procflow-postgres: connecting to the test database: {err}"));
     let rows: Vec<Row> =
-        diesel::sql_query(format!("SELECT to_jsonb(q)::text AS row FROM ({sql}) q"))
+        // A materialized CTE, not a subquery: Citus names the columns of a subquery it plans
+        // on the workers f1, f2...
+        diesel::sql_query(format!(
+            "WITH q AS MATERIALIZED ({sql}) SELECT to_jsonb(q)::text AS row FROM q"
+        ))
             .load(&mut conn)
             .await
             .unwrap_or_else(|err| panic!("procflow-postgres: {sql}: {err}"));

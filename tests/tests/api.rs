@@ -25,6 +25,7 @@ mod api {
     pub mod guest_refusals;
     pub mod health;
     pub mod idempotency;
+    pub mod inbox;
     pub mod instances;
     pub mod isolation;
     pub mod logic;

@@ -5,6 +5,7 @@ mod deliveries;
 mod flags;
 mod health;
 mod idempotency;
+mod inbox;
 mod key_changes;
 mod mail;
 mod notices;

@@ -48,6 +48,7 @@ mod api {
     pub mod templates;
     pub mod text_limits;
     pub mod unknown_query;
+    pub mod validate_only;
     pub mod webhook_delivery;
     pub mod webhooks;
 }

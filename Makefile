@@ -13,7 +13,7 @@ CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
 PHONY_ROBUSTNESS := fuzz fuzz-ci chaos
-.PHONY: $(PHONY_ROBUSTNESS) run stop-db test check fmt clippy doc deny tools postgres-tools browser-tools mail-tools clients-tools clients-check help store-timings schema bench openapi openapi-check
+.PHONY: $(PHONY_ROBUSTNESS) run stop-db test check fmt clippy doc deny tools postgres-tools browser-tools mail-tools mcp-tools clients-tools clients-check help store-timings schema bench openapi openapi-check
 
 help:
 	@sed -n '2,9p' Makefile
@@ -35,7 +35,12 @@ browser-tools:
 mail-tools:
 	@scripts/ensure-smtp.sh
 
-test: postgres-tools browser-tools mail-tools
+# The MCP test drives `procflow mcp` with the official Python MCP SDK (PyPI mcp); make its
+# virtualenv when absent.
+mcp-tools:
+	@scripts/ensure-mcp.sh
+
+test: postgres-tools browser-tools mail-tools mcp-tools
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --workspace --doc
 

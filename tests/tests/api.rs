@@ -25,6 +25,7 @@ mod api {
     pub mod guest_refusals;
     pub mod health;
     pub mod idempotency;
+    pub mod inbox;
     pub mod instances;
     pub mod isolation;
     pub mod logic;
@@ -47,6 +48,7 @@ mod api {
     pub mod templates;
     pub mod text_limits;
     pub mod unknown_query;
+    pub mod validate_only;
     pub mod webhook_delivery;
     pub mod webhooks;
 }

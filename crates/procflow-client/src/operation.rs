@@ -54,6 +54,7 @@ operations! {
     UPDATE_RUN_TASKS = PATCH "/api/v1/process-runs/{id}/tasks" "updateRunTasks";
     GET_RUN_TASK = GET "/api/v1/process-runs/{id}/tasks/{task_id}" "getRunTask";
     UPDATE_RUN_TASK = PATCH "/api/v1/process-runs/{id}/tasks/{task_id}" "updateRunTask";
+    LIST_TASKS = GET "/api/v1/tasks" "listTasks";
     LIST_WEBHOOKS = GET "/api/v1/webhooks" "listWebhooks";
     CREATE_WEBHOOK = POST "/api/v1/webhooks" "createWebhook";
     GET_WEBHOOK = GET "/api/v1/webhooks/{id}" "getWebhook";
@@ -132,6 +133,6 @@ mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), OPERATIONS.len());
-        assert_eq!(OPERATIONS.len(), 29);
+        assert_eq!(OPERATIONS.len(), 30);
     }
 }

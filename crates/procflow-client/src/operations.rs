@@ -22,6 +22,8 @@ pub type CreatedRun = views::CreatedRunView<'static>;
 pub type RunTask = views::RunTaskView<'static>;
 /// An item of `listRunTasks`.
 pub type RunTaskListItem = views::RunTaskListView<'static>;
+/// A task of the inbox: a run task with its run's id and title.
+pub type InboxTask = views::InboxTaskView<'static>;
 /// The answer of `inviteGuest`.
 pub type ShareResult = views::ShareResultView<'static>;
 /// A webhook endpoint.

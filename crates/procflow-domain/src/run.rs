@@ -1,6 +1,7 @@
 //! Process runs: frozen snapshots of a template, and the task state machine that completes them.
 
 mod batch;
+mod inbox;
 mod patch;
 mod start;
 mod task;
@@ -8,6 +9,7 @@ mod visibility;
 
 pub(crate) use batch::item_error;
 pub use batch::{BatchItem, TaskBatch, TasksChange};
+pub use inbox::{InboxFilter, InboxTask, inbox_key};
 pub use patch::{ElementWrite, TaskChange, TaskPatch};
 pub use start::{NewRun, Prefill, StartRun};
 pub use task::{Decision, RunTask, TaskState, TaskStatus};

@@ -3,6 +3,7 @@
 
 mod attempts;
 mod batch;
+mod dry_run;
 mod guest;
 mod mail;
 mod runs;

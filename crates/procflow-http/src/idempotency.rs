@@ -76,7 +76,10 @@ pub async fn guard(
     let (Some(state), true) = (state, guards(request.method())) else {
         return pass(request, next).await;
     };
-    if !request.headers().contains_key(HEADER) {
+    // A dry run writes nothing, its idempotency record included (API contract 15.2).
+    if !request.headers().contains_key(HEADER)
+        || crate::validate_only::requested(request.query_string())
+    {
         return pass(request, next).await;
     }
     let Some(team) = request.extensions().get::<Caller>().map(|c| c.team.clone()) else {

@@ -17,6 +17,7 @@ pub mod params;
 pub mod rate_limit;
 pub mod routes;
 pub mod transport;
+pub mod validate_only;
 pub mod views;
 
 use std::net::TcpListener;

@@ -51,12 +51,13 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
     // `SectionDocument` and `ElementDocument` are referred to by name from the `sections` of
     // a `TemplateDocument` and the `custom_elements` of a `TaskDocument`, whose schemas the
     // domain builds with their limits; `Rule` from the `rules` of documents, templates and
-    // runs, likewise.
+    // runs, likewise; `TaskStatus` from the inbox's `status` parameter.
     components(schemas(
         procflow_wire::ErrorResponse,
         procflow_domain::template::SectionDocument,
         procflow_domain::template::ElementDocument,
         procflow_domain::openapi::RuleSchema,
+        procflow_domain::run::TaskStatus,
         procflow_domain::webhook::WebhookEvent,
         webhooks::Envelope
     )),
@@ -153,7 +154,7 @@ mod tests {
         let document = document();
         assert!(document["openapi"].as_str().unwrap().starts_with("3.1"));
         let operations = operations(&document);
-        assert_eq!(operations.len(), 32, "{operations:?}");
+        assert_eq!(operations.len(), 33, "{operations:?}");
         for (method, path) in [
             ("get", "/api/v1/process-templates"),
             ("post", "/api/v1/process-templates"),
@@ -168,6 +169,7 @@ mod tests {
             ("post", "/api/v1/process-runs/{id}/invite"),
             ("delete", "/api/v1/process-runs/{id}/invite"),
             ("get", "/api/v1/process-runs/{id}/tasks"),
+            ("get", "/api/v1/tasks"),
             ("get", "/api/v1/process-runs/{id}/tasks/{task_id}"),
             ("patch", "/api/v1/process-runs/{id}/tasks/{task_id}"),
             ("patch", "/api/v1/process-runs/{id}/tasks"),

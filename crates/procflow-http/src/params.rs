@@ -1,10 +1,13 @@
 //! Path and query parameters: ids that name nothing are 404, bad query values 400.
 
+use procflow_domain::actor::Assignee;
 use procflow_domain::error::Resource;
 use procflow_domain::ids::{RunId, TaskId, TemplateId};
-use procflow_domain::run::{RunFilter, RunStatus};
+use procflow_domain::run::{InboxFilter, RunFilter, RunStatus, TaskStatus};
 use procflow_domain::values::{Cursor, Limit, PageRequest};
 use serde::Deserialize;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
 
 use crate::error::ApiError;
 use procflow_domain::quote::quote;
@@ -127,4 +130,102 @@ impl RunsQuery {
             status,
         })
     }
+}
+
+pub use procflow_wire::params::InboxQuery;
+
+/// The inbox's page and filter, read from its parameters.
+pub trait InboxParams {
+    /// The page asked for.
+    ///
+    /// # Errors
+    /// As for [`PageQuery::page`].
+    fn page(&self) -> Result<PageRequest, ApiError>;
+
+    /// The filter asked for.
+    ///
+    /// # Errors
+    /// 400 naming the parameter: an assignee that is neither a user id nor an email, an
+    /// unknown status or run status, a date that is not RFC 3339, `overdue` other than `true`
+    /// or `false` (or `true` with a status other than `open`), a template id that is no id.
+    fn filter(&self) -> Result<InboxFilter, ApiError>;
+}
+
+impl InboxParams for InboxQuery {
+    fn page(&self) -> Result<PageRequest, ApiError> {
+        page(self.limit.as_deref(), self.cursor.as_deref())
+    }
+
+    fn filter(&self) -> Result<InboxFilter, ApiError> {
+        let assignee = self
+            .assignee
+            .as_deref()
+            .map(str::parse::<Assignee>)
+            .transpose()
+            .map_err(ApiError::from_validation)?;
+        let status = self
+            .status
+            .as_deref()
+            .map(str::parse::<TaskStatus>)
+            .transpose()
+            .map_err(|unknown| ApiError::invalid_field("status", unknown.to_string()))?
+            .unwrap_or(TaskStatus::Open);
+        let run_status = self
+            .run_status
+            .as_deref()
+            .map(str::parse::<RunStatus>)
+            .transpose()
+            .map_err(|unknown| ApiError::invalid_field("run_status", unknown.to_string()))?
+            .unwrap_or(RunStatus::Active);
+        let overdue = match self.overdue.as_deref() {
+            None => None,
+            Some("true") => Some(true),
+            Some("false") => Some(false),
+            Some(other) => {
+                return Err(ApiError::invalid_field(
+                    "overdue",
+                    format!("{} is neither true nor false", quote(other)),
+                ));
+            }
+        };
+        if overdue == Some(true) && status != TaskStatus::Open {
+            return Err(ApiError::invalid_field(
+                "overdue",
+                "only open tasks are overdue; leave status out or make it open",
+            ));
+        }
+        Ok(InboxFilter {
+            assignee,
+            status,
+            due_before: instant("due_before", self.due_before.as_deref())?,
+            due_after: instant("due_after", self.due_after.as_deref())?,
+            overdue,
+            template_id: template_filter(self.template_id.as_deref())?,
+            run_status,
+        })
+    }
+}
+
+fn instant(name: &str, text: Option<&str>) -> Result<Option<OffsetDateTime>, ApiError> {
+    text.map(|t| {
+        OffsetDateTime::parse(t, &Rfc3339).map_err(|_| {
+            ApiError::invalid_field(
+                name,
+                format!(
+                    "{} is not an RFC 3339 date-time (such as 2026-12-01T09:00:00Z)",
+                    quote(t)
+                ),
+            )
+        })
+    })
+    .transpose()
+}
+
+fn template_filter(text: Option<&str>) -> Result<Option<TemplateId>, ApiError> {
+    text.map(|t| {
+        t.parse::<TemplateId>().map_err(|_| {
+            ApiError::invalid_field("template_id", format!("{} is not a template id", quote(t)))
+        })
+    })
+    .transpose()
 }

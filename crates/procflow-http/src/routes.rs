@@ -6,6 +6,7 @@
 pub(crate) mod events;
 pub(crate) mod guest;
 pub(crate) mod health;
+pub(crate) mod inbox;
 mod operation;
 pub(crate) mod runs;
 pub(crate) mod tasks;
@@ -67,6 +68,7 @@ pub fn operations() -> Vec<Operation> {
         tasks::get,
         tasks::update,
         tasks::update_many,
+        inbox::list,
         webhooks::list,
         webhooks::create,
         webhooks::get,

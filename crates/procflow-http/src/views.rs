@@ -2,8 +2,8 @@
 //! client) in the envelopes of spec 2.1, as actix responses.
 
 pub use procflow_wire::views::{
-    CreatedRunView, DeliveryView, ElementView, RunTaskListView, RunTaskView, RunView,
-    ShareResultView, TemplateListView, TemplateTaskView, TemplateView, WebhookView,
+    CreatedRunView, DeliveryView, ElementView, InboxTaskView, RunTaskListView, RunTaskView,
+    RunView, ShareResultView, TemplateListView, TemplateTaskView, TemplateView, WebhookView,
     WebhookWithSecretView,
 };
 pub use procflow_wire::{Data, List, Pagination};

@@ -8,7 +8,10 @@ use crate::store::InMemoryStore;
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
 use procflow_domain::ports::{RunStore, ShareDecision, TaskDecision, TasksDecision};
-use procflow_domain::run::{NewRun, Run, RunFilter, RunTask, TaskChange, TaskFlags, TasksChange};
+use procflow_domain::run::{
+    InboxFilter, InboxTask, NewRun, Run, RunFilter, RunTask, TaskChange, TaskFlags, TasksChange,
+    inbox_key,
+};
 use procflow_domain::sharing::{Share, ShareChange};
 use procflow_domain::values::{Page, PageRequest, ShareToken};
 
@@ -68,6 +71,36 @@ impl RunStore for InMemoryStore {
             page,
             |t| t.id.as_uuid(),
         )
+    }
+
+    async fn list_inbox(
+        &self,
+        team: TeamId,
+        filter: &InboxFilter,
+        now: OffsetDateTime,
+        page: PageRequest,
+    ) -> DomainResult<Page<InboxTask>> {
+        let state = self.state();
+        let mut listed: Vec<InboxTask> = state
+            .runs
+            .iter()
+            .filter(|r| r.team_id == team)
+            .flat_map(|run| {
+                let tasks = state
+                    .tasks
+                    .get(&(team, run.id))
+                    .map_or(&[][..], Vec::as_slice);
+                tasks
+                    .iter()
+                    .filter(|t| filter.admits(t, run.status(), run.template_id, now))
+                    .map(|t| InboxTask {
+                        task: t.clone(),
+                        run_title: run.title.clone(),
+                    })
+            })
+            .collect();
+        listed.sort_by_key(|i| (inbox_key(i.task.due_date), i.task.id));
+        paginate(&listed, page, |i| i.task.id.as_uuid())
     }
 
     async fn get_task(&self, team: TeamId, run: RunId, task: TaskId) -> DomainResult<RunTask> {

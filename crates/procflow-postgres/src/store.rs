@@ -6,6 +6,7 @@ mod directory;
 mod flags;
 mod health;
 mod idempotency;
+mod inbox;
 mod key_changes;
 mod mail;
 mod notices;

@@ -20,6 +20,8 @@ mod conformance {
     pub mod dead_letters;
     pub mod env;
     pub mod idempotency;
+    pub mod inbox;
+    pub mod inbox_plan;
     pub mod isolation;
     pub mod logic;
     pub mod mail;

@@ -80,6 +80,9 @@ pub enum Command {
     Migrate,
     /// Manage teams, members, API keys and templates; each prints one JSON object
     Admin(AdminArgs),
+    /// Serve the Model Context Protocol on stdio for an AI agent, as a client of the procflow
+    /// API at PROCFLOW_API_URL with the key PROCFLOW_API_KEY (docs/mcp.md)
+    Mcp,
 }
 
 /// Where the server listens and how clients reach it.

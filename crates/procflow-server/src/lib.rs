@@ -84,6 +84,26 @@ async fn dispatch(cli: Cli) -> ExitCode {
             },
             None => missing_database_url(),
         },
+        Command::Mcp => mcp().await,
+    }
+}
+
+/// `procflow mcp`: MCP on stdio until the client closes it; needs no database.
+async fn mcp() -> ExitCode {
+    procflow_notify::install_tls();
+    let config = match procflow_mcp::Config::from_env() {
+        Ok(config) => config,
+        Err(error) => {
+            tracing::error!(%error, "cannot start procflow mcp");
+            return ExitCode::from(2);
+        }
+    };
+    match procflow_mcp::serve_stdio(config).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(%error, "procflow mcp stopped");
+            ExitCode::FAILURE
+        }
     }
 }
 

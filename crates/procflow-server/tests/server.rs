@@ -13,6 +13,7 @@ mod server {
     pub mod flood;
     pub mod keys;
     pub mod logs;
+    pub mod mcp;
     pub mod secrets;
     pub mod serve;
     pub mod support;

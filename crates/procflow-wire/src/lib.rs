@@ -5,6 +5,7 @@ pub mod envelope;
 pub mod error;
 pub mod events;
 pub mod nullable;
+pub mod params;
 pub mod schemas;
 pub mod views;
 

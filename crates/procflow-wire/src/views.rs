@@ -3,6 +3,7 @@
 //! client as owned values (`RunView<'static>`).
 
 mod element;
+mod inbox;
 mod run;
 mod share;
 mod task;
@@ -10,6 +11,7 @@ mod template;
 mod webhook;
 
 pub use element::{ElementView, elements};
+pub use inbox::{InboxRunView, InboxTaskView};
 pub use run::{CreatedRunView, RunSectionView, RunView};
 pub use share::ShareResultView;
 pub use task::{RunTaskListView, RunTaskView, TemplateTaskView};

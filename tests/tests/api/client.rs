@@ -75,6 +75,23 @@ async fn the_readme_tour_runs_through_the_client() {
     assert_eq!(run.title, "Onboarding: Ada");
     let run = run.id.to_string();
 
+    // The inbox finds the run's open tasks across runs, each with its run.
+    let inbox = client
+        .list_tasks(&procflow_client::wire::params::InboxQuery {
+            limit: Some("100".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert!(inbox.data.iter().any(|item| item.run.id.to_string() == run));
+    assert!(
+        inbox
+            .data
+            .iter()
+            .filter(|item| item.run.id.to_string() == run)
+            .all(|item| item.run.title == "Onboarding: Ada")
+    );
+
     // 3. Its tasks; complete the first and fill in its "Full name" in the same request.
     let tasks = client
         .list_run_tasks(&run, PageRequest::default())

@@ -93,7 +93,7 @@ async fn every_documented_operation_is_routed_and_other_methods_are_405() {
     let app = TestApp::spawn().await;
     let description = served(&app).await;
     let operations = description.operations();
-    assert_eq!(operations.len(), 32, "{operations:?}");
+    assert_eq!(operations.len(), 33, "{operations:?}");
     for (name, path) in &operations {
         let url = concrete_path(path);
         let mut call = app.call(operation_method(name), &url);
@@ -471,6 +471,9 @@ async fn every_operation_answers_as_documented() {
         .get("/api/v1/events?event=process_run.created&limit=2")
         .await;
     api.check("get", "/api/v1/events", &reply);
+    assert!(!reply.list().0.is_empty());
+    let reply = app.get("/api/v1/tasks?overdue=false&limit=3").await;
+    api.check("get", "/api/v1/tasks", &reply);
     assert!(!reply.list().0.is_empty());
     let reply = app.delete(&format!("{hooks}/{hook_id}")).await;
     api.check("delete", hook, &reply);

@@ -2,9 +2,12 @@
 
 use procflow_wire::List;
 use procflow_wire::bodies::{UpdateTaskBody, UpdateTasksBody};
+use procflow_wire::params::InboxQuery;
 
-use super::{NO_BODY, RunTask, RunTaskListItem};
-use crate::operation::{GET_RUN_TASK, LIST_RUN_TASKS, UPDATE_RUN_TASK, UPDATE_RUN_TASKS};
+use super::{InboxTask, NO_BODY, RunTask, RunTaskListItem};
+use crate::operation::{
+    GET_RUN_TASK, LIST_RUN_TASKS, LIST_TASKS, UPDATE_RUN_TASK, UPDATE_RUN_TASKS,
+};
 use crate::{Client, Error, PageRequest, Tagged, WriteOptions};
 
 impl Client {
@@ -68,5 +71,18 @@ impl Client {
             .call(&UPDATE_RUN_TASKS, &[run], &[], Some(body), options)
             .await?;
         reply.data()
+    }
+
+    /// `listTasks`: a page of the inbox, tasks across the team's runs by due date (API
+    /// contract 15.1); `query` holds the filters and the page.
+    ///
+    /// # Errors
+    /// As [`Client::list_run_tasks`].
+    pub async fn list_tasks(&self, query: &InboxQuery) -> Result<List<InboxTask>, Error> {
+        let none = WriteOptions::default();
+        let reply = self
+            .call(&LIST_TASKS, &[], &query.pairs(), NO_BODY, &none)
+            .await?;
+        reply.json()
     }
 }

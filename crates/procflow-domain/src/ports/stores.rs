@@ -8,7 +8,9 @@ use time::OffsetDateTime;
 use crate::error::DomainResult;
 use crate::event::{Event, UnreadableEvent};
 use crate::ids::{ApiKeyId, EventId, RunId, TaskId, TeamId, TemplateId, UserId};
-use crate::run::{NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange};
+use crate::run::{
+    InboxFilter, InboxTask, NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange,
+};
 use crate::sharing::{Share, ShareChange};
 use crate::team::{ApiKey, Member, Subscription, Team};
 use crate::template::{Template, TemplateTask};
@@ -127,6 +129,21 @@ pub trait RunStore: Send + Sync {
         run: RunId,
         page: PageRequest,
     ) -> DomainResult<Page<RunTask>>;
+
+    /// A page of the team's inbox (API contract 15.1): the tasks of every run of the team that
+    /// `filter` admits at `now` ([`InboxFilter::admits`]), never a hidden one, by due date (no
+    /// due date last) then id, each with its run's title. The cost of a page MUST NOT grow with
+    /// the number of runs or tasks of the team (an index serves the order).
+    ///
+    /// # Errors
+    /// A cursor that names no task of the filtered list as a validation error.
+    async fn list_inbox(
+        &self,
+        team: TeamId,
+        filter: &InboxFilter,
+        now: OffsetDateTime,
+        page: PageRequest,
+    ) -> DomainResult<Page<InboxTask>>;
 
     /// One task of a run.
     ///

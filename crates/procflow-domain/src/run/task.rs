@@ -38,6 +38,7 @@ named! {
 
 named! {
     /// The name of a task's state, as the store and the guest page write it.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
     pub enum TaskStatus as "task state" {
         /// Neither completed nor skipped.
         Open = "open",

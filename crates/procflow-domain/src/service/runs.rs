@@ -10,7 +10,8 @@ use crate::error::DomainResult;
 use crate::etag::IfMatch;
 use crate::ids::{RunId, TaskId, TeamId, TemplateId};
 use crate::run::{
-    Decision, ElementWrite, Prefill, Run, RunFilter, RunTask, StartRun, TaskChange, TaskPatch,
+    Decision, ElementWrite, InboxFilter, InboxTask, Prefill, Run, RunFilter, RunTask, StartRun,
+    TaskChange, TaskPatch,
 };
 use crate::team::{Member, Team};
 use crate::template::Template;
@@ -179,6 +180,34 @@ impl Procflow {
         page: PageRequest,
     ) -> DomainResult<Page<RunTask>> {
         self.ports.runs.list_tasks(team.id, run, page).await
+    }
+
+    /// A page of the team's inbox (API contract 15.1), read at the clock's now: a member's
+    /// email names the member (as an assignment by email does), any other email an external
+    /// assignee.
+    ///
+    /// # Errors
+    /// A validation error for an unknown cursor.
+    pub async fn list_inbox(
+        &self,
+        team: &Team,
+        mut filter: InboxFilter,
+        page: PageRequest,
+    ) -> DomainResult<Page<InboxTask>> {
+        if let Some(Assignee::Email(email)) = &filter.assignee
+            && let Some(member) = self
+                .ports
+                .teams
+                .find_member_by_email(team.id, email)
+                .await?
+        {
+            filter.assignee = Some(Assignee::User(member.id));
+        }
+        let now = self.ports.clock.now();
+        self.ports
+            .runs
+            .list_inbox(team.id, &filter, now, page)
+            .await
     }
 
     /// One task of a run.

@@ -5,7 +5,7 @@
 use utoipa::ToSchema;
 
 use crate::views::{
-    CreatedRunView, DeliveryView, Pagination, RunTaskListView, RunTaskView, RunView,
+    CreatedRunView, DeliveryView, InboxTaskView, Pagination, RunTaskListView, RunTaskView, RunView,
     ShareResultView, TemplateListView, TemplateTaskView, TemplateView, WebhookView,
     WebhookWithSecretView,
 };
@@ -67,6 +67,11 @@ list!(
     /// A page of a run's tasks, by order.
     RunTaskList,
     RunTaskListView<'static>
+);
+list!(
+    /// A page of the inbox: tasks across runs, by due date (none last) then id.
+    InboxTaskList,
+    InboxTaskView<'static>
 );
 single!(
     /// `{"data": RunTask}`

@@ -9,6 +9,7 @@ use crate::bodies::{Body, CreateRunBody, IntoRequest, InviteBody};
 use crate::conditional::IfNoneMatch;
 use crate::error::ApiError;
 use crate::params::{self, RunsQuery};
+use crate::validate_only::{self, ValidateOnly};
 use crate::views::{self, CreatedRunView, RunView, ShareResultView};
 
 /// `GET /process-runs` (spec 4.5).
@@ -42,19 +43,27 @@ pub async fn list(
     operation_id = "createRun",
     summary = "Start a run",
     description = "Copies the published template's tasks and form fields; later template edits never change the run.",
+    params(ValidateOnly),
     request_body = crate::bodies::CreateRunBody,
-    responses((status = 201, description = "The new run (the Create shape)", body = crate::openapi::envelopes::CreatedRunData))
+    responses(
+        (status = 201, description = "The new run (the Create shape)", body = crate::openapi::envelopes::CreatedRunData),
+        (status = 200, description = "With `validate_only=true`: the run the request would start, not stored (header `Procflow-Validate-Only: true`)", body = crate::openapi::envelopes::CreatedRunData)
+    )
 )]
 pub async fn create(
     state: web::Data<AppState>,
     caller: Caller,
+    query: web::Query<ValidateOnly>,
     Body(body): Body<CreateRunBody>,
 ) -> Result<HttpResponse, ApiError> {
+    let dry = query.dry()?;
     let request = body.into_request()?;
-    let run = state.procflow().create_run(&caller.team, request).await?;
-    Ok(views::with_status(
-        StatusCode::CREATED,
-        CreatedRunView::from(&run),
+    let run = ValidateOnly::service(dry, &state)
+        .create_run(&caller.team, request)
+        .await?;
+    Ok(validate_only::answer(
+        views::with_status(StatusCode::CREATED, CreatedRunView::from(&run)),
+        dry,
     ))
 }
 

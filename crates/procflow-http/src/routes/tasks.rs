@@ -11,6 +11,7 @@ use crate::bodies::{Body, IntoRequest, UpdateTaskBody, UpdateTasksBody};
 use crate::conditional::{self, IfMatchHeader, IfNoneMatch};
 use crate::error::ApiError;
 use crate::params::{self, PageQuery};
+use crate::validate_only::{self, ValidateOnly};
 use crate::views::{self, RunTaskListView, RunTaskView};
 
 /// `GET /process-runs/{id}/tasks` (spec 4.9).
@@ -70,7 +71,7 @@ pub async fn get(
     operation_id = "updateRunTask",
     summary = "Update a run task",
     description = "Complete, reopen, skip, assign, decide and fill in form fields, several at once. When no task of the run is left open, the run becomes completed.",
-    params(("id" = String, Path, format = "uuid", description = "The run's id"), ("task_id" = String, Path, format = "uuid", description = "The run task's id")),
+    params(("id" = String, Path, format = "uuid", description = "The run's id"), ("task_id" = String, Path, format = "uuid", description = "The run task's id"), ValidateOnly),
     request_body = crate::bodies::UpdateTaskBody,
     responses((status = 200, description = "The task", body = crate::openapi::envelopes::RunTaskData))
 )]
@@ -79,15 +80,16 @@ pub async fn update(
     caller: Caller,
     path: web::Path<(String, String)>,
     IfMatchHeader(if_match): IfMatchHeader,
+    query: web::Query<ValidateOnly>,
     Body(body): Body<UpdateTaskBody>,
 ) -> Result<HttpResponse, ApiError> {
+    let dry = query.dry()?;
     let (run, task) = (params::run_id(&path.0)?, params::task_id(&path.1)?);
     let request = UpdateTask {
         if_match,
         ..body.into_request()?
     };
-    let change = state
-        .procflow()
+    let change = ValidateOnly::service(dry, &state)
         .update_task(&caller.team, run, task, request)
         .await?;
     if !change.missing_required.is_empty() {
@@ -98,7 +100,10 @@ pub async fn update(
             "task completed with required fields empty"
         );
     }
-    Ok(conditional::tagged(&change.task, RunTaskView::from))
+    Ok(validate_only::answer(
+        conditional::tagged(&change.task, RunTaskView::from),
+        dry,
+    ))
 }
 
 /// `PATCH /process-runs/{id}/tasks`: several tasks at once, all or nothing (API contract 11).
@@ -109,7 +114,7 @@ pub async fn update(
     operation_id = "updateRunTasks",
     summary = "Update several tasks of a run",
     description = "Each item is a task's `id` with the fields of a single task update, validated as that update is. All items apply, in one transaction under one lock of the run, or none does; each task raises the events its single update would, and a batch that closes the run's last open task completes the run once. Answers the tasks in the order given. Counts as one request against the rate limit.",
-    params(("id" = String, Path, format = "uuid", description = "The run's id")),
+    params(("id" = String, Path, format = "uuid", description = "The run's id"), ValidateOnly),
     request_body = crate::bodies::UpdateTasksBody,
     responses((status = 200, description = "The tasks, in the order given", body = crate::openapi::envelopes::RunTaskBatch))
 )]
@@ -118,15 +123,16 @@ pub async fn update_many(
     caller: Caller,
     id: web::Path<String>,
     IfMatchHeader(if_match): IfMatchHeader,
+    query: web::Query<ValidateOnly>,
     Body(body): Body<UpdateTasksBody>,
 ) -> Result<HttpResponse, ApiError> {
+    let dry = query.dry()?;
     let run = params::run_id(&id)?;
     let request = UpdateTasks {
         if_match,
         ..body.into_request()?
     };
-    let change = state
-        .procflow()
+    let change = ValidateOnly::service(dry, &state)
         .update_tasks(&caller.team, run, request)
         .await?;
     if !change.missing_required.is_empty() {
@@ -138,5 +144,5 @@ pub async fn update_many(
         );
     }
     let views: Vec<RunTaskView<'_>> = change.tasks.iter().map(RunTaskView::from).collect();
-    Ok(views::data(views))
+    Ok(validate_only::answer(views::data(views), dry))
 }

@@ -12,6 +12,7 @@ use crate::bodies::{Body, PublishBody};
 use crate::conditional::{self, IfMatchHeader, IfNoneMatch};
 use crate::error::ApiError;
 use crate::params::{self, PageQuery};
+use crate::validate_only::{self, ValidateOnly};
 use crate::views::{self, TemplateListView, TemplateTaskView, TemplateView};
 
 /// `GET /process-templates` (spec 4.2).
@@ -100,7 +101,7 @@ pub async fn tasks(
     operation_id = "publishTemplate",
     summary = "Publish or unpublish a template",
     description = "Publishing adds 1 to `version` and needs at least one task; publishing a published template changes nothing. Only a published template starts runs; only an unpublished one can be edited.",
-    params(("id" = String, Path, format = "uuid", description = "The template's id")),
+    params(("id" = String, Path, format = "uuid", description = "The template's id"), ValidateOnly),
     request_body = crate::bodies::PublishBody,
     responses((status = 200, description = "The template", body = crate::openapi::envelopes::TemplateData))
 )]
@@ -108,13 +109,17 @@ pub async fn publish(
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<String>,
+    query: web::Query<ValidateOnly>,
     Body(body): Body<PublishBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let template = state
-        .procflow()
+    let dry = query.dry()?;
+    let template = ValidateOnly::service(dry, &state)
         .publish_template(&caller.team, params::template_id(&id)?, body.published)
         .await?;
-    Ok(views::data(TemplateView::from(&template)))
+    Ok(validate_only::answer(
+        views::data(TemplateView::from(&template)),
+        dry,
+    ))
 }
 
 /// `POST /process-templates`: a draft from an authoring document.
@@ -125,23 +130,28 @@ pub async fn publish(
     operation_id = "createTemplate",
     summary = "Create a template",
     description = "A draft (unpublished, version 0) from an authoring document.",
+    params(ValidateOnly),
     request_body = TemplateDocument,
-    responses((status = 201, description = "The new draft", body = crate::openapi::envelopes::TemplateData))
+    responses(
+        (status = 201, description = "The new draft", body = crate::openapi::envelopes::TemplateData),
+        (status = 200, description = "With `validate_only=true`: the draft the request would create, not stored (header `Procflow-Validate-Only: true`)", body = crate::openapi::envelopes::TemplateData)
+    )
 )]
 pub async fn create(
     state: web::Data<AppState>,
     caller: Caller,
+    query: web::Query<ValidateOnly>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
+    let dry = query.dry()?;
     let document =
         TemplateDocument::from_json(body.into_inner()).map_err(ApiError::from_validation)?;
-    let template = state
-        .procflow()
+    let template = ValidateOnly::service(dry, &state)
         .create_template(&caller.team, document)
         .await?;
-    Ok(views::with_status(
-        StatusCode::CREATED,
-        TemplateView::from(&template),
+    Ok(validate_only::answer(
+        views::with_status(StatusCode::CREATED, TemplateView::from(&template)),
+        dry,
     ))
 }
 
@@ -153,7 +163,7 @@ pub async fn create(
     operation_id = "replaceTemplate",
     summary = "Replace a template's document",
     description = "Only while unpublished. Ids given in the document are kept, so pre-fill ids stay stable.",
-    params(("id" = String, Path, format = "uuid", description = "The template's id")),
+    params(("id" = String, Path, format = "uuid", description = "The template's id"), ValidateOnly),
     request_body = TemplateDocument,
     responses((status = 200, description = "The template", body = crate::openapi::envelopes::TemplateData))
 )]
@@ -162,16 +172,20 @@ pub async fn replace(
     caller: Caller,
     id: web::Path<String>,
     IfMatchHeader(if_match): IfMatchHeader,
+    query: web::Query<ValidateOnly>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
+    let dry = query.dry()?;
     let id = params::template_id(&id)?;
     let document =
         TemplateDocument::from_json(body.into_inner()).map_err(ApiError::from_validation)?;
-    let template = state
-        .procflow()
+    let template = ValidateOnly::service(dry, &state)
         .replace_template(&caller.team, id, document, if_match.as_ref())
         .await?;
-    Ok(conditional::tagged(&template, TemplateView::from))
+    Ok(validate_only::answer(
+        conditional::tagged(&template, TemplateView::from),
+        dry,
+    ))
 }
 
 /// `DELETE /process-templates/{id}`: archives it; 204.

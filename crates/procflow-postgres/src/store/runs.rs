@@ -8,7 +8,9 @@ use futures_util::future::{join4, try_join, try_join4};
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
 use procflow_domain::ports::{RunStore, ShareDecision, TaskDecision, TasksDecision};
-use procflow_domain::run::{NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange};
+use procflow_domain::run::{
+    InboxFilter, InboxTask, NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange,
+};
 use procflow_domain::sharing::{Share, ShareChange};
 use procflow_domain::values::{Cursor, Page, PageRequest, ShareToken};
 use time::OffsetDateTime;
@@ -399,6 +401,16 @@ impl RunStore for PgStore {
             .map(RunTaskRow::into_domain)
             .collect::<DomainResult<Vec<_>>>()?;
         Ok(Page::from_fetched(tasks, page.limit, |t| t.id.as_uuid()))
+    }
+
+    async fn list_inbox(
+        &self,
+        team: TeamId,
+        filter: &InboxFilter,
+        now: OffsetDateTime,
+        page: PageRequest,
+    ) -> DomainResult<Page<InboxTask>> {
+        super::inbox::list(self, team, filter, now, page).await
     }
 
     async fn get_task(&self, team: TeamId, run: RunId, task: TaskId) -> DomainResult<RunTask> {

@@ -1,0 +1,113 @@
+//! The inbox (API contract 15.1) on PostgreSQL: a team's tasks across runs, served in order by
+//! the partial indexes `run_tasks_inbox_by_assignee` and `run_tasks_inbox` (migration
+//! `task_inbox`), each row joined to its run by primary key.
+
+use diesel::dsl::sql;
+use diesel::prelude::*;
+use diesel::sql_types::{Bool, Nullable, Timestamptz};
+use diesel_async::RunQueryDsl;
+use procflow_domain::error::DomainResult;
+use procflow_domain::ids::TeamId;
+use procflow_domain::run::{InboxFilter, InboxTask};
+use procflow_domain::values::{Cursor, Page, PageRequest};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::PgStore;
+use crate::error::db_error;
+use crate::rows::run::RunTaskRow;
+use crate::schema::{run_tasks, runs};
+
+/// The list's order, written as the indexes have it (the planner matches the expression).
+const KEY: &str = "COALESCE(run_tasks.due_date, 'infinity'::timestamptz)";
+
+/// The team's tasks that `filter` admits at `now`, joined to their runs, as a boxed query.
+macro_rules! admitted {
+    ($team:expr, $filter:expr, $now:expr) => {{
+        let (team, filter, now): (TeamId, &InboxFilter, OffsetDateTime) = ($team, $filter, $now);
+        let mut query = run_tasks::table
+            .inner_join(
+                runs::table.on(runs::team_id
+                    .eq(run_tasks::team_id)
+                    .and(runs::id.eq(run_tasks::run_id))),
+            )
+            .filter(run_tasks::team_id.eq(team.as_uuid()))
+            .filter(runs::team_id.eq(team.as_uuid()))
+            .filter(run_tasks::hidden.eq(false))
+            .filter(run_tasks::state.eq(filter.status.as_str()))
+            .filter(runs::status.eq(filter.run_status.as_str()))
+            .into_boxed();
+        if let Some(assignee) = &filter.assignee {
+            query = query.filter(run_tasks::assignee.eq(assignee.to_string()));
+        }
+        if let Some(template) = filter.template_id {
+            query = query.filter(runs::template_id.eq(template.as_uuid()));
+        }
+        // Bounds on the sort key keep the scan a range of the index; a task without a due date
+        // (key +infinity) is never "due before" anything and never overdue.
+        if let Some(before) = filter.due_before {
+            query = query.filter(sql::<Timestamptz>(KEY).lt(before));
+        }
+        if let Some(after) = filter.due_after {
+            query = query
+                .filter(sql::<Timestamptz>(KEY).gt(after))
+                .filter(run_tasks::due_date.is_not_null());
+        }
+        match filter.overdue {
+            Some(true) => query = query.filter(sql::<Timestamptz>(KEY).lt(now)),
+            Some(false) => query = query.filter(sql::<Timestamptz>(KEY).ge(now)),
+            None => {}
+        }
+        query
+    }};
+}
+
+pub(super) async fn list(
+    store: &PgStore,
+    team: TeamId,
+    filter: &InboxFilter,
+    now: OffsetDateTime,
+    page: PageRequest,
+) -> DomainResult<Page<InboxTask>> {
+    let mut conn = store.conn().await?;
+    let mut query = admitted!(team, filter, now);
+    if let Some(cursor) = page.cursor {
+        // The cursor must name a task of this very list (as every list's does); its position
+        // is its due date and id.
+        let position: Option<(Option<OffsetDateTime>, Uuid)> = admitted!(team, filter, now)
+            .filter(run_tasks::id.eq(cursor.id()))
+            .select((run_tasks::due_date, run_tasks::id))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(db_error)?;
+        let (due, id) = position.ok_or_else(Cursor::unknown)?;
+        query = query.filter(
+            sql::<Bool>(&format!("({KEY}, run_tasks.id) > (COALESCE("))
+                .bind::<Nullable<Timestamptz>, _>(due)
+                .sql(", 'infinity'::timestamptz), ")
+                .bind::<diesel::sql_types::Uuid, _>(id)
+                .sql(")"),
+        );
+    }
+    let size = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
+    let rows: Vec<(RunTaskRow, String)> = query
+        .order((sql::<Timestamptz>(KEY).asc(), run_tasks::id.asc()))
+        .limit(size)
+        .select((RunTaskRow::as_select(), runs::title))
+        .load(&mut conn)
+        .await
+        .map_err(db_error)?;
+    let tasks = rows
+        .into_iter()
+        .map(|(row, run_title)| {
+            Ok(InboxTask {
+                task: row.into_domain()?,
+                run_title,
+            })
+        })
+        .collect::<DomainResult<Vec<_>>>()?;
+    Ok(Page::from_fetched(tasks, page.limit, |t| {
+        t.task.id.as_uuid()
+    }))
+}

@@ -197,14 +197,6 @@ diesel::table! {
 }
 
 diesel::table! {
-    token_directory (kind, digest) {
-        kind -> Text,
-        digest -> Text,
-        team_id -> Uuid,
-    }
-}
-
-diesel::table! {
     template_sections (team_id, template_id, id) {
         team_id -> Uuid,
         template_id -> Uuid,
@@ -251,6 +243,14 @@ diesel::table! {
         updated_at -> Timestamptz,
         archived_at -> Nullable<Timestamptz>,
         rules -> Jsonb,
+    }
+}
+
+diesel::table! {
+    token_directory (kind, digest) {
+        kind -> Text,
+        digest -> Text,
+        team_id -> Uuid,
     }
 }
 

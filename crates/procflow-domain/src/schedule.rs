@@ -1,0 +1,8 @@
+//! Runs that start themselves (API contract 13.1): a schedule's recurrence, evaluated in an
+//! IANA timezone so that 09:00 stays 09:00 across daylight-saving changes.
+
+mod recurrence;
+#[cfg(test)]
+mod tests;
+
+pub use recurrence::{CatchUp, MIN_GAP_MINUTES, Recurrence, Timezone};

@@ -6,6 +6,7 @@ mod batch;
 mod guest;
 mod mail;
 mod runs;
+mod schedules;
 mod sharing;
 mod templates;
 mod webhooks;
@@ -15,6 +16,7 @@ pub use batch::UpdateTasks;
 pub use guest::{GuestPost, SharedRun};
 pub use mail::{MailPorts, Mailer};
 pub use runs::{CreateRun, UpdateTask};
+pub use schedules::{NewSchedule, SchedulePatch, Schedules, Tick};
 pub use webhooks::{Dispatched, SetAside, WebhookPorts, Webhooks};
 
 use std::sync::Arc;

@@ -13,6 +13,7 @@ mod plans;
 mod queue;
 mod rate_limits;
 mod runs;
+mod schedules;
 mod seconds;
 mod sharing;
 mod signal;

@@ -8,6 +8,7 @@ pub(crate) mod guest;
 pub(crate) mod health;
 mod operation;
 pub(crate) mod runs;
+pub(crate) mod schedules;
 pub(crate) mod tasks;
 pub(crate) mod templates;
 pub(crate) mod webhooks;
@@ -77,6 +78,11 @@ pub fn operations() -> Vec<Operation> {
         webhooks::deliveries,
         webhooks::redeliver,
         events::list,
+        schedules::list,
+        schedules::create,
+        schedules::get,
+        schedules::update,
+        schedules::delete,
         openapi::serve_document,
         health::live,
         health::ready,

@@ -2,7 +2,7 @@
 //! client) in the envelopes of spec 2.1, as actix responses.
 
 pub use procflow_wire::views::{
-    CreatedRunView, DeliveryView, ElementView, RunTaskListView, RunTaskView, RunView,
+    CreatedRunView, DeliveryView, ElementView, RunTaskListView, RunTaskView, RunView, ScheduleView,
     ShareResultView, TemplateListView, TemplateTaskView, TemplateView, WebhookView,
     WebhookWithSecretView,
 };

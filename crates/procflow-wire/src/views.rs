@@ -4,6 +4,7 @@
 
 mod element;
 mod run;
+mod schedule;
 mod share;
 mod task;
 mod template;
@@ -11,6 +12,7 @@ mod webhook;
 
 pub use element::{ElementView, elements};
 pub use run::{CreatedRunView, RunSectionView, RunView};
+pub use schedule::{ScheduleErrorView, ScheduleView};
 pub use share::ShareResultView;
 pub use task::{RunTaskListView, RunTaskView, TemplateTaskView};
 pub use template::{SectionView, TemplateListView, TemplateView};

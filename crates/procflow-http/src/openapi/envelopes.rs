@@ -5,7 +5,7 @@
 use utoipa::ToSchema;
 
 use crate::views::{
-    CreatedRunView, DeliveryView, Pagination, RunTaskListView, RunTaskView, RunView,
+    CreatedRunView, DeliveryView, Pagination, RunTaskListView, RunTaskView, RunView, ScheduleView,
     ShareResultView, TemplateListView, TemplateTaskView, TemplateView, WebhookView,
     WebhookWithSecretView,
 };
@@ -112,4 +112,14 @@ list!(
     /// A page of the team's events, oldest first.
     EventList,
     super::webhooks::Envelope
+);
+single!(
+    /// `{"data": Schedule}`
+    ScheduleData,
+    ScheduleView
+);
+list!(
+    /// A page of schedules, oldest first.
+    ScheduleList,
+    ScheduleView
 );

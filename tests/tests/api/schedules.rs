@@ -304,3 +304,67 @@ async fn another_teams_schedule_or_template_is_not_found_and_read_keys_only_read
         .error(403, "forbidden");
     app.get(&path).await.data(200);
 }
+
+/// The worker of two instances on one database, each ticking every second: a schedule due in
+/// a few seconds starts exactly one run, by itself, and moves on to the next day.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_workers_of_two_instances_start_a_due_occurrence_once() {
+    let app = TestApp::with(procflow_tests::Options {
+        worker: Some(procflow_server::worker::WorkerSettings {
+            scheduler_interval: std::time::Duration::from_secs(1),
+            ..procflow_server::worker::WorkerSettings::default()
+        }),
+        ..procflow_tests::Options::default()
+    })
+    .await;
+    let _second = app.spawn_instance();
+    let at = time::OffsetDateTime::now_utc() + time::Duration::seconds(3);
+    let dtstart = format!(
+        "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
+        at.year(),
+        u8::from(at.month()),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second()
+    );
+    let created = create(
+        &app,
+        &json!({
+            "template_id": app.template.id,
+            "recurrence": format!("DTSTART:{dtstart}\nRRULE:FREQ=DAILY"),
+            "run": {"name": "Daily {date}"}
+        }),
+    )
+    .await;
+    let path = format!("/api/v1/schedules/{}", created["id"].as_str().unwrap());
+    let runs_path = format!("/api/v1/process-runs?template_id={}", app.template.id);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let schedule = loop {
+        let schedule = app.get(&path).await.data(200);
+        if !schedule["last_run_id"].is_null() {
+            break schedule;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no run within 30 s: {schedule}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    // Both workers have ticked past the occurrence by now; still one run.
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let (runs, _, _) = app.get(&runs_path).await.list();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0]["id"], schedule["last_run_id"]);
+    assert!(runs[0]["title"].as_str().unwrap().starts_with("Daily 20"));
+    let next = time::OffsetDateTime::parse(
+        schedule["next_run_at"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    assert_eq!(
+        next.unix_timestamp(),
+        (at + time::Duration::days(1)).unix_timestamp()
+    );
+    assert_eq!(schedule["missed_count"], 0);
+}

@@ -12,7 +12,7 @@ pub use client::Client;
 pub use error::Error;
 pub use operation::{OPERATIONS, Operation};
 pub use operations::{
-    CreatedRun, Delivery, Event, Run, RunTask, RunTaskListItem, ShareResult, Template,
+    CreatedRun, Delivery, Event, Run, RunTask, RunTaskListItem, Schedule, ShareResult, Template,
     TemplateListItem, TemplateTask, Webhook, WebhookWithSecret,
 };
 pub use options::WriteOptions;

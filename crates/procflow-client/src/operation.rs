@@ -65,6 +65,11 @@ operations! {
     LIST_WEBHOOK_DELIVERIES = GET "/api/v1/webhooks/{id}/deliveries" "listWebhookDeliveries";
     REDELIVER_WEBHOOK = POST "/api/v1/webhook-deliveries/{id}/redeliver" "redeliverWebhook";
     LIST_EVENTS = GET "/api/v1/events" "listEvents";
+    LIST_SCHEDULES = GET "/api/v1/schedules" "listSchedules";
+    CREATE_SCHEDULE = POST "/api/v1/schedules" "createSchedule";
+    GET_SCHEDULE = GET "/api/v1/schedules/{id}" "getSchedule";
+    UPDATE_SCHEDULE = PATCH "/api/v1/schedules/{id}" "updateSchedule";
+    DELETE_SCHEDULE = DELETE "/api/v1/schedules/{id}" "deleteSchedule";
     GET_OPENAPI = GET "/api/v1/openapi.json" "getOpenApi";
     LIVENESS = GET "/healthz" "liveness";
     READINESS = GET "/readyz" "readiness";
@@ -114,6 +119,7 @@ mod tests {
         let methods = [
             include_str!("operations/meta.rs"),
             include_str!("operations/runs.rs"),
+            include_str!("operations/schedules.rs"),
             include_str!("operations/tasks.rs"),
             include_str!("operations/templates.rs"),
             include_str!("operations/webhooks.rs"),
@@ -133,6 +139,6 @@ mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), OPERATIONS.len());
-        assert_eq!(OPERATIONS.len(), 30);
+        assert_eq!(OPERATIONS.len(), 35);
     }
 }

@@ -2,6 +2,7 @@
 
 mod meta;
 mod runs;
+mod schedules;
 mod tasks;
 mod templates;
 mod webhooks;
@@ -32,6 +33,8 @@ pub type Webhook = views::WebhookView<'static>;
 pub type WebhookWithSecret = views::WebhookWithSecretView<'static>;
 /// A delivery of an event to an endpoint.
 pub type Delivery = views::DeliveryView<'static>;
+/// A schedule.
+pub type Schedule = views::ScheduleView;
 /// An event of the feed (`listEvents`): the envelope a webhook posts.
 pub type Event = procflow_wire::events::Envelope;
 

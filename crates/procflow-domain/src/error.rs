@@ -229,6 +229,8 @@ pub enum Resource {
     Webhook,
     /// A delivery of an event to a webhook endpoint.
     Delivery,
+    /// A schedule.
+    Schedule,
 }
 
 impl fmt::Display for Resource {
@@ -243,6 +245,7 @@ impl fmt::Display for Resource {
             Self::Guest => "guest",
             Self::Webhook => "webhook",
             Self::Delivery => "webhook delivery",
+            Self::Schedule => "schedule",
         })
     }
 }

@@ -88,6 +88,10 @@ typed_id!(
     RunId
 );
 typed_id!(
+    /// A schedule that starts runs of a template on a recurrence (API contract 13.1).
+    ScheduleId
+);
+typed_id!(
     /// The guest recorded against a run (`sent_process_run_id` in the API).
     GuestId
 );

@@ -19,6 +19,7 @@ pub mod ports;
 pub mod queue;
 pub mod quote;
 pub mod run;
+pub mod schedule;
 pub mod service;
 pub mod sharing;
 pub mod team;

@@ -7,6 +7,7 @@ mod dry_run;
 mod guest;
 mod mail;
 mod runs;
+mod schedules;
 mod sharing;
 mod templates;
 mod webhooks;
@@ -16,6 +17,7 @@ pub use batch::UpdateTasks;
 pub use guest::{GuestPost, SharedRun};
 pub use mail::{MailPorts, Mailer};
 pub use runs::{CreateRun, UpdateTask};
+pub use schedules::{NewSchedule, SchedulePatch, Schedules, Tick};
 pub use webhooks::{Dispatched, SetAside, WebhookPorts, Webhooks};
 
 use std::sync::Arc;

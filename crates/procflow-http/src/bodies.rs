@@ -24,11 +24,13 @@ use crate::params;
 use procflow_domain::quote::quote;
 
 mod batch;
+mod schedules;
 mod webhooks;
 
 pub use procflow_wire::bodies::{
-    CreateRunBody, CreateWebhookBody, ElementWriteBody, InviteBody, PrefillBody, PublishBody,
-    TaskUpdateBody, TestWebhookBody, UpdateTaskBody, UpdateTasksBody, UpdateWebhookBody,
+    CreateRunBody, CreateScheduleBody, CreateWebhookBody, ElementWriteBody, InviteBody,
+    PrefillBody, PublishBody, ScheduleRunBody, TaskUpdateBody, TestWebhookBody, UpdateScheduleBody,
+    UpdateTaskBody, UpdateTasksBody, UpdateWebhookBody,
 };
 
 /// A body of `procflow-wire` read into the use case's request of validated types. The bodies

@@ -37,7 +37,7 @@ use crate::transport::Guarded;
 use procflow_domain::ports::{
     Clock, HealthCheck, IdempotencyStore, KeyChanges, RateLimiter, StoreStats, WindowLimiter,
 };
-use procflow_domain::service::{Procflow, Webhooks};
+use procflow_domain::service::{Procflow, Schedules, Webhooks};
 
 use crate::rate_limit::RateLimitGate;
 
@@ -105,6 +105,8 @@ pub struct Services {
     pub procflow: Procflow,
     /// The webhook use cases.
     pub webhooks: Webhooks,
+    /// The schedule use cases (API contract 13.1).
+    pub schedules: Schedules,
     /// Per-key request counting.
     pub rate_limiter: Arc<dyn RateLimiter>,
     /// The guest page's post limits, per run and per client address.
@@ -149,6 +151,12 @@ impl AppState {
     #[must_use]
     pub fn webhooks(&self) -> &Webhooks {
         &self.services.webhooks
+    }
+
+    /// The schedule use cases.
+    #[must_use]
+    pub fn schedules(&self) -> &Schedules {
+        &self.services.schedules
     }
 }
 

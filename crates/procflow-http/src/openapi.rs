@@ -72,6 +72,7 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
         (name = "meta", description = "This description and the health checks"),
         (name = "guest", description = "The page a guest opens from a share link"),
         (name = "webhooks", description = "Webhook endpoints, their deliveries, and the event feed"),
+        (name = "schedules", description = "Runs started on a recurrence"),
     )
 )]
 pub struct ApiDoc;
@@ -154,7 +155,7 @@ mod tests {
         let document = document();
         assert!(document["openapi"].as_str().unwrap().starts_with("3.1"));
         let operations = operations(&document);
-        assert_eq!(operations.len(), 33, "{operations:?}");
+        assert_eq!(operations.len(), 38, "{operations:?}");
         for (method, path) in [
             ("get", "/api/v1/process-templates"),
             ("post", "/api/v1/process-templates"),
@@ -179,6 +180,11 @@ mod tests {
             ("get", "/instance/{run_id}"),
             ("post", "/instance/{run_id}/tasks/{task_id}"),
             ("get", "/instance/{run_id}/tasks/{task_id}"),
+            ("get", "/api/v1/schedules"),
+            ("post", "/api/v1/schedules"),
+            ("get", "/api/v1/schedules/{id}"),
+            ("patch", "/api/v1/schedules/{id}"),
+            ("delete", "/api/v1/schedules/{id}"),
             ("get", "/api/v1/webhooks"),
             ("post", "/api/v1/webhooks"),
             ("get", "/api/v1/webhooks/{id}"),
@@ -293,6 +299,7 @@ mod tests {
                 "/api/v1/process-runs/{id}",
                 "/api/v1/process-runs/{id}/tasks/{task_id}",
                 "/api/v1/process-templates/{id}",
+                "/api/v1/schedules/{id}",
                 "/api/v1/webhooks/{id}",
             ]
         );

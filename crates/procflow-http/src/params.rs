@@ -13,6 +13,7 @@ use crate::error::ApiError;
 use procflow_domain::quote::quote;
 
 pub mod no_query;
+pub mod schedules;
 pub mod webhooks;
 
 /// Parses an id from the path; text that is no id names no resource: 404.

@@ -9,6 +9,7 @@ pub(crate) mod health;
 pub(crate) mod inbox;
 mod operation;
 pub(crate) mod runs;
+pub(crate) mod schedules;
 pub(crate) mod tasks;
 pub(crate) mod templates;
 pub(crate) mod webhooks;
@@ -79,6 +80,11 @@ pub fn operations() -> Vec<Operation> {
         webhooks::deliveries,
         webhooks::redeliver,
         events::list,
+        schedules::list,
+        schedules::create,
+        schedules::get,
+        schedules::update,
+        schedules::delete,
         openapi::serve_document,
         health::live,
         health::ready,

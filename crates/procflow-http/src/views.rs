@@ -3,8 +3,8 @@
 
 pub use procflow_wire::views::{
     CreatedRunView, DeliveryView, ElementView, InboxTaskView, RunTaskListView, RunTaskView,
-    RunView, ShareResultView, TemplateListView, TemplateTaskView, TemplateView, WebhookView,
-    WebhookWithSecretView,
+    RunView, ScheduleView, ShareResultView, TemplateListView, TemplateTaskView, TemplateView,
+    WebhookView, WebhookWithSecretView,
 };
 pub use procflow_wire::{Data, List, Pagination};
 

@@ -10,6 +10,7 @@ mod mail;
 mod outbox;
 mod rate_limits;
 mod runs;
+mod schedules;
 mod state;
 mod store;
 mod teams;

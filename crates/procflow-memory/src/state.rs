@@ -47,6 +47,10 @@ pub(crate) struct State {
     pub(crate) webhooks: Vec<procflow_domain::webhook::WebhookEndpoint>,
     pub(crate) deliveries: Vec<DeliveryRow>,
     pub(crate) mail: MailState,
+    pub(crate) schedules: Vec<procflow_domain::schedule::Schedule>,
+    /// The occurrences that started a run: (team, schedule, occurrence time).
+    pub(crate) schedule_occurrences:
+        std::collections::HashSet<(TeamId, procflow_domain::ids::ScheduleId, OffsetDateTime)>,
 }
 
 /// An outbox row as PostgreSQL keeps it: the event in its stored form, read back on each

@@ -5,6 +5,7 @@ pub(crate) mod json;
 pub(crate) mod logic;
 pub(crate) mod outbox;
 pub(crate) mod run;
+pub(crate) mod schedule;
 pub(crate) mod share;
 pub(crate) mod team;
 pub(crate) mod template;

@@ -186,6 +186,36 @@ diesel::table! {
 }
 
 diesel::table! {
+    schedule_occurrences (team_id, schedule_id, occurrence_at) {
+        team_id -> Uuid,
+        schedule_id -> Uuid,
+        occurrence_at -> Timestamptz,
+        run_id -> Uuid,
+    }
+}
+
+diesel::table! {
+    schedules (team_id, id) {
+        team_id -> Uuid,
+        id -> Uuid,
+        template_id -> Uuid,
+        name -> Nullable<Text>,
+        recurrence -> Text,
+        timezone -> Text,
+        enabled -> Bool,
+        run -> Jsonb,
+        next_run_at -> Nullable<Timestamptz>,
+        last_run_at -> Nullable<Timestamptz>,
+        last_run_id -> Nullable<Uuid>,
+        last_error -> Nullable<Jsonb>,
+        missed_count -> Int8,
+        revision -> Int8,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     teams (id) {
         id -> Uuid,
         name -> Text,
@@ -299,6 +329,7 @@ diesel::joinable!(emails -> teams (team_id));
 diesel::joinable!(idempotency_keys -> teams (team_id));
 diesel::joinable!(members -> teams (team_id));
 diesel::joinable!(outbox -> teams (team_id));
+diesel::joinable!(schedules -> teams (team_id));
 diesel::joinable!(templates -> teams (team_id));
 diesel::joinable!(webhook_endpoints -> teams (team_id));
 
@@ -316,6 +347,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     run_shares,
     run_tasks,
     runs,
+    schedule_occurrences,
+    schedules,
     teams,
     template_sections,
     template_tasks,

@@ -15,6 +15,7 @@ mod plans;
 mod queue;
 mod rate_limits;
 mod runs;
+mod schedules;
 mod seconds;
 mod sharing;
 mod signal;

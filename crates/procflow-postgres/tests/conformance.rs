@@ -30,6 +30,7 @@ mod conformance {
     pub mod outbox;
     pub mod rate_limits;
     pub mod runs;
+    pub mod schedules;
     pub mod share_links;
     pub mod sharing;
     pub mod statements;

@@ -9,7 +9,9 @@ use std::task::{Context, Poll};
 
 use actix_web::dev::{Server, ServerHandle};
 use procflow_domain::error::StoreError;
-use procflow_domain::service::{MailPorts, Mailer, Ports, Procflow, WebhookPorts, Webhooks};
+use procflow_domain::service::{
+    MailPorts, Mailer, Ports, Procflow, Schedules, WebhookPorts, Webhooks,
+};
 use procflow_http::Services;
 use procflow_postgres::{PgStore, PoolConfig};
 
@@ -112,6 +114,12 @@ pub fn mailer_on(store: &PgStore) -> Mailer {
     })
 }
 
+/// The schedule use cases over `store`, with the system clock and random ids.
+#[must_use]
+pub fn schedules_on(store: &PgStore) -> Schedules {
+    Schedules::new(procflow_on(store), Arc::new(store.clone()))
+}
+
 /// What the API runs on, all over one store: the rate limit is counted in PostgreSQL, so it
 /// holds across instances sharing the database.
 #[must_use]
@@ -120,6 +128,7 @@ pub fn services_on(store: &PgStore) -> Services {
     Services {
         procflow: procflow_on(store),
         webhooks: webhooks_on(store),
+        schedules: schedules_on(store),
         rate_limiter: shared.clone(),
         windows: shared.clone(),
         health: shared.clone(),

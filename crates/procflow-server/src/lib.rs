@@ -6,6 +6,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod scheduler;
 pub mod setting;
 pub mod system;
 pub mod telemetry;

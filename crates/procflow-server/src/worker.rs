@@ -24,8 +24,9 @@ use procflow_postgres::PgStore;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
-use crate::app::{mailer_on, webhooks_on};
+use crate::app::{mailer_on, schedules_on, webhooks_on};
 use crate::config::{DEFAULT_SMTP_FROM, Secret};
+use crate::scheduler::RunningScheduler;
 use crate::setting;
 
 /// How webhooks are delivered: flattened into `procflow serve` and `procflow worker`.
@@ -93,7 +94,7 @@ pub struct WorkerArgs {
     /// developer's machine) [default: none, emails are logged: kind and recipient's domain]
     #[arg(long, env = "PROCFLOW_MAIL_DIR")]
     pub mail_dir: Option<PathBuf>,
-    /// How long between looks for due guest reminders and overdue tasks: 500ms, 30s, 5m, 2h or
+    /// How long between looks for due guest reminders, overdue tasks and schedules: 500ms, 30s, 5m, 2h or
     /// 1d (a bare number is seconds), from 1s to 1d
     #[arg(
         long,
@@ -177,11 +178,13 @@ impl WorkerArgs {
 pub struct RunningWorker {
     task: WorkerTask,
     listener: JoinHandle<()>,
+    scheduler: RunningScheduler,
 }
 
 impl RunningWorker {
     /// Stops the worker: attempts in flight finish (or are given back), then it returns.
     pub async fn stop(self) {
+        self.scheduler.stop().await;
         self.task.stop().await;
         self.listener.abort();
     }
@@ -254,7 +257,12 @@ pub fn spawn_worker(
         worker.poll_ms = millis(settings.worker.poll_interval),
         "the delivery worker is started"
     );
-    Ok(RunningWorker { task, listener })
+    let scheduler = RunningScheduler::spawn(schedules_on(store), settings.scheduler_interval);
+    Ok(RunningWorker {
+        task,
+        listener,
+        scheduler,
+    })
 }
 
 /// A duration as a log field: a number (tracing writes a `u128` as a string).

@@ -4,9 +4,11 @@
 //! it has. Optional fields a client leaves `None` are not sent.
 
 mod batch;
+mod schedules;
 mod webhooks;
 
 pub use batch::{TaskUpdateBody, UpdateTasksBody};
+pub use schedules::{CreateScheduleBody, ScheduleInviteBody, ScheduleRunBody, UpdateScheduleBody};
 pub use webhooks::{CreateWebhookBody, TestWebhookBody, UpdateWebhookBody};
 
 use procflow_domain::run::Decision;

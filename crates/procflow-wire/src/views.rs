@@ -5,6 +5,7 @@
 mod element;
 mod inbox;
 mod run;
+mod schedule;
 mod share;
 mod task;
 mod template;
@@ -13,6 +14,7 @@ mod webhook;
 pub use element::{ElementView, elements};
 pub use inbox::{InboxRunView, InboxTaskView};
 pub use run::{CreatedRunView, RunSectionView, RunView};
+pub use schedule::{ScheduleErrorView, ScheduleView};
 pub use share::ShareResultView;
 pub use task::{RunTaskListView, RunTaskView, TemplateTaskView};
 pub use template::{SectionView, TemplateListView, TemplateView};

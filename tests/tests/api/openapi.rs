@@ -93,7 +93,7 @@ async fn every_documented_operation_is_routed_and_other_methods_are_405() {
     let app = TestApp::spawn().await;
     let description = served(&app).await;
     let operations = description.operations();
-    assert_eq!(operations.len(), 33, "{operations:?}");
+    assert_eq!(operations.len(), 38, "{operations:?}");
     for (name, path) in &operations {
         let url = concrete_path(path);
         let mut call = app.call(operation_method(name), &url);
@@ -480,6 +480,43 @@ async fn every_operation_answers_as_documented() {
     reply.assert_status(204);
     let reply = app.get(&format!("{hooks}/{hook_id}")).await;
     api.check("get", hook, &reply);
+    reply.error(404, "not_found");
+
+    // Schedules: create, list, get, change, delete.
+    let schedules = "/api/v1/schedules";
+    let schedule = "/api/v1/schedules/{id}";
+    let reply = app
+        .post(
+            schedules,
+            &json!({"template_id": app.template.id, "recurrence": "DTSTART:20300107T090000\nRRULE:FREQ=WEEKLY;BYDAY=MO", "run": {"due_in": "P1D"}}),
+        )
+        .await;
+    api.check("post", schedules, &reply);
+    let schedule_id = reply.data(201)["id"].as_str().unwrap().to_owned();
+    let reply = app.get(&format!("{schedules}?enabled=true")).await;
+    api.check("get", schedules, &reply);
+    let reply = app.get(&format!("{schedules}/{schedule_id}")).await;
+    api.check("get", schedule, &reply);
+    let reply = app
+        .patch(
+            &format!("{schedules}/{schedule_id}"),
+            &json!({"enabled": false}),
+        )
+        .await;
+    api.check("patch", schedule, &reply);
+    let reply = app
+        .post(
+            schedules,
+            &json!({"template_id": app.template.id, "recurrence": "DTSTART:20300107T090000\nRRULE:FREQ=HOURLY"}),
+        )
+        .await;
+    api.check("post", schedules, &reply);
+    reply.error(400, "validation_error");
+    let reply = app.delete(&format!("{schedules}/{schedule_id}")).await;
+    api.check("delete", schedule, &reply);
+    reply.assert_status(204);
+    let reply = app.get(&format!("{schedules}/{schedule_id}")).await;
+    api.check("get", schedule, &reply);
     reply.error(404, "not_found");
 
     // Archive a template: 204, no body.

@@ -96,6 +96,18 @@ impl Procflow {
     /// `NotFound(Template)`, `TemplateNotPublished`, or a validation error from the title or
     /// the pre-fill.
     pub async fn create_run(&self, team: &Team, request: CreateRun) -> DomainResult<Run> {
+        let new_run = self.prepare_run(team, request).await?;
+        self.ports.runs.create_run(&new_run).await?;
+        Ok(new_run.run)
+    }
+
+    /// Everything [`create_run`](Self::create_run) checks and builds, without writing it:
+    /// the run a schedule's occurrence writes in its own transaction.
+    pub(crate) async fn prepare_run(
+        &self,
+        team: &Team,
+        request: CreateRun,
+    ) -> DomainResult<crate::run::NewRun> {
         let template = self
             .ports
             .templates
@@ -105,7 +117,7 @@ impl Procflow {
             .active_member(team.id, request.actor_email.as_ref())
             .await?;
         let members = self.template_assignees(team.id, &template).await?;
-        let new_run = Run::start(
+        Run::start(
             StartRun {
                 template: &template,
                 title: request.name,
@@ -117,9 +129,7 @@ impl Procflow {
             },
             &*self.ports.ids,
             self.ports.clock.now(),
-        )?;
-        self.ports.runs.create_run(&new_run).await?;
-        Ok(new_run.run)
+        )
     }
 
     /// The team's members the template's tasks are assigned to (by user id or email), each

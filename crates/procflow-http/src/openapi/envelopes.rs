@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 
 use crate::views::{
     CreatedRunView, DeliveryView, InboxTaskView, Pagination, RunTaskListView, RunTaskView, RunView,
-    ShareResultView, TemplateListView, TemplateTaskView, TemplateView, WebhookView,
+    ScheduleView, ShareResultView, TemplateListView, TemplateTaskView, TemplateView, WebhookView,
     WebhookWithSecretView,
 };
 
@@ -117,4 +117,14 @@ list!(
     /// A page of the team's events, oldest first.
     EventList,
     super::webhooks::Envelope
+);
+single!(
+    /// `{"data": Schedule}`
+    ScheduleData,
+    ScheduleView
+);
+list!(
+    /// A page of schedules, oldest first.
+    ScheduleList,
+    ScheduleView
 );

@@ -77,6 +77,14 @@ const IN_FLIGHT: Case = (
     ErrorCode::IdempotencyInFlight,
     "A request with the same `Idempotency-Key` is still running.",
 );
+const SCHEDULE: Case = (
+    ErrorCode::NotFound,
+    "No such schedule (or it is another team's, or the id is no id).",
+);
+const SCHEDULE_BODY: Case = (
+    ErrorCode::ValidationError,
+    "A recurrence the scheduler cannot evaluate, naming the part (an unsupported `RRULE` part or `FREQ`, more than one occurrence per 15 minutes, `UNTIL` before `DTSTART`, a `DTSTART` that is no local date-time or that the clocks skip, a rule with no occurrence); a timezone that is no IANA name; a blank name; in `run`: a bad `actor_email`, `due_in`, `invite` or a pre-filled value the published template refuses.",
+);
 const BAD_KEY: Case = (
     ErrorCode::ValidationError,
     "The `Idempotency-Key` is not one header of 1 to 255 visible ASCII characters.",
@@ -210,6 +218,15 @@ fn particular(operation_id: &str) -> &'static [Case] {
             ErrorCode::NotFound,
             "No such delivery (or it is another team's, was swept after 30 days, or the id is no id).",
         )],
+        "getSchedule" | "deleteSchedule" => &[SCHEDULE],
+        "createSchedule" => &[
+            (
+                ErrorCode::NotFound,
+                "No such process template (or the `template_id` is no id).",
+            ),
+            SCHEDULE_BODY,
+        ],
+        "updateSchedule" => &[SCHEDULE, SCHEDULE_BODY],
         "readiness" => &[UNAVAILABLE],
         _ => &[],
     }

@@ -225,63 +225,66 @@ fn page_size(page: PageRequest) -> i64 {
     i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX)
 }
 
+/// Writes a started run (header, sections, tasks, events) on a connection inside a
+/// transaction: Create a Run's, or a schedule occurrence's beside the schedule's move.
+pub(super) async fn insert_run(c: &AsyncPgConnection, new_run: &NewRun) -> Result<(), Failure> {
+    let run = &new_run.run;
+    let sections: Vec<_> = run
+        .sections
+        .iter()
+        .map(|s| RunSectionRow::from_domain(run, s))
+        .collect();
+    let tasks: Vec<_> = new_run
+        .tasks
+        .iter()
+        .map(|t| RunTaskRow::from_domain(run.team_id, t))
+        .collect();
+    // Sent together (pipelined): one round trip instead of four. PostgreSQL runs them in
+    // order, so the sections and tasks find their run. All four answers are awaited and the
+    // first error in statement order is the one reported: a failing insert of the run (its
+    // template's foreign key) makes the others answer "transaction aborted", and whichever
+    // future is polled to its error first must not decide which error the caller sees.
+    let (mut to_runs, mut to_sections, mut to_tasks) = (c, c, c);
+    let (run_row, section_rows, task_rows, events) = join4(
+        diesel::insert_into(runs::table)
+            .values(RunRow::from_domain(run))
+            .execute(&mut to_runs)
+            .map_err(Failure::from),
+        async {
+            if sections.is_empty() {
+                return Ok(0);
+            }
+            InsertRunSections::of(sections)
+                .execute(&mut to_sections)
+                .await
+                .map_err(Failure::from)
+        },
+        async {
+            if tasks.is_empty() {
+                return Ok(0);
+            }
+            InsertRunTasks::of(tasks)
+                .execute(&mut to_tasks)
+                .await
+                .map_err(Failure::from)
+        },
+        append_events(c, &new_run.events).map_err(Failure::from),
+    )
+    .await;
+    run_row?;
+    section_rows?;
+    task_rows?;
+    events?;
+    Ok(())
+}
+
 #[async_trait]
 impl RunStore for PgStore {
     async fn create_run(&self, new_run: &NewRun) -> DomainResult<()> {
         let run = &new_run.run;
-        let sections: Vec<_> = run
-            .sections
-            .iter()
-            .map(|s| RunSectionRow::from_domain(run, s))
-            .collect();
-        let tasks: Vec<_> = new_run
-            .tasks
-            .iter()
-            .map(|t| RunTaskRow::from_domain(run.team_id, t))
-            .collect();
         let mut conn = self.conn().await?;
         let written = conn
-            .transaction::<_, Failure, _>(async |conn| {
-                // Sent together (pipelined): one round trip instead of four. PostgreSQL runs
-                // them in order, so the sections and tasks find their run. All four answers
-                // are awaited and the first error in statement order is the one reported: a
-                // failing insert of the run (its template's foreign key) makes the others
-                // answer "transaction aborted", and whichever future is polled to its error
-                // first must not decide which error the caller sees.
-                let c: &AsyncPgConnection = conn;
-                let (mut to_runs, mut to_sections, mut to_tasks) = (c, c, c);
-                let (run_row, section_rows, task_rows, events) = join4(
-                    diesel::insert_into(runs::table)
-                        .values(RunRow::from_domain(run))
-                        .execute(&mut to_runs)
-                        .map_err(Failure::from),
-                    async {
-                        if sections.is_empty() {
-                            return Ok(0);
-                        }
-                        InsertRunSections::of(sections)
-                            .execute(&mut to_sections)
-                            .await
-                            .map_err(Failure::from)
-                    },
-                    async {
-                        if tasks.is_empty() {
-                            return Ok(0);
-                        }
-                        InsertRunTasks::of(tasks)
-                            .execute(&mut to_tasks)
-                            .await
-                            .map_err(Failure::from)
-                    },
-                    append_events(c, &new_run.events).map_err(Failure::from),
-                )
-                .await;
-                run_row?;
-                section_rows?;
-                task_rows?;
-                events?;
-                Ok(())
-            })
+            .transaction::<_, Failure, _>(async |conn| insert_run(conn, new_run).await)
             .await;
         if written.is_ok() && !new_run.events.is_empty() {
             self.ring();

@@ -9,7 +9,7 @@ use procflow_domain::ids::{EventId, HolderId, TeamId};
 use procflow_domain::mail::Mails;
 use procflow_domain::ports::{
     Clock, DeliveryQueue, EventFeed, IdempotencyStore, LeasedQueue, MailQueue, NoticeStore, Outbox,
-    RateLimiter, RunStore, TeamStore, TemplateStore, WebhookStore, WindowLimiter,
+    RateLimiter, RunStore, ScheduleStore, TeamStore, TemplateStore, WebhookStore, WindowLimiter,
 };
 use procflow_domain::queue::{Job, Lease};
 use procflow_domain::service::{Ports, Procflow, WebhookPorts, Webhooks};
@@ -68,6 +68,7 @@ pub trait Store:
     + EventFeed
     + MailQueue
     + NoticeStore
+    + ScheduleStore
 {
 }
 
@@ -84,6 +85,7 @@ impl<S> Store for S where
         + EventFeed
         + MailQueue
         + NoticeStore
+        + ScheduleStore
 {
 }
 

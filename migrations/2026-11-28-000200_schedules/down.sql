@@ -1,0 +1,2 @@
+DROP TABLE schedule_occurrences;
+DROP TABLE schedules;

@@ -229,6 +229,8 @@ pub enum Resource {
     Webhook,
     /// A delivery of an event to a webhook endpoint.
     Delivery,
+    /// A comment on a task.
+    Comment,
 }
 
 impl fmt::Display for Resource {
@@ -243,6 +245,7 @@ impl fmt::Display for Resource {
             Self::Guest => "guest",
             Self::Webhook => "webhook",
             Self::Delivery => "webhook delivery",
+            Self::Comment => "comment",
         })
     }
 }

@@ -3,6 +3,7 @@
 
 mod attempts;
 mod batch;
+mod comments;
 mod guest;
 mod mail;
 mod runs;
@@ -12,6 +13,7 @@ mod webhooks;
 
 pub use attempts::{AttemptPorts, Attempts};
 pub use batch::UpdateTasks;
+pub use comments::{AddComment, CommentPorts, Comments};
 pub use guest::{GuestPost, SharedRun};
 pub use mail::{MailPorts, Mailer};
 pub use runs::{CreateRun, UpdateTask};

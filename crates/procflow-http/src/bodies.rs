@@ -24,8 +24,10 @@ use crate::params;
 use procflow_domain::quote::quote;
 
 mod batch;
+mod comments;
 mod webhooks;
 
+pub use procflow_wire::bodies::{CreateCommentBody, UpdateCommentBody};
 pub use procflow_wire::bodies::{
     CreateRunBody, CreateWebhookBody, ElementWriteBody, InviteBody, PrefillBody, PublishBody,
     TaskUpdateBody, TestWebhookBody, UpdateTaskBody, UpdateTasksBody, UpdateWebhookBody,

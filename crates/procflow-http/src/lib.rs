@@ -36,7 +36,7 @@ use crate::transport::Guarded;
 use procflow_domain::ports::{
     Clock, HealthCheck, IdempotencyStore, KeyChanges, RateLimiter, StoreStats, WindowLimiter,
 };
-use procflow_domain::service::{Procflow, Webhooks};
+use procflow_domain::service::{Comments, Procflow, Webhooks};
 
 use crate::rate_limit::RateLimitGate;
 
@@ -104,6 +104,8 @@ pub struct Services {
     pub procflow: Procflow,
     /// The webhook use cases.
     pub webhooks: Webhooks,
+    /// The comment use cases.
+    pub comments: Comments,
     /// Per-key request counting.
     pub rate_limiter: Arc<dyn RateLimiter>,
     /// The guest page's post limits, per run and per client address.
@@ -148,6 +150,12 @@ impl AppState {
     #[must_use]
     pub fn webhooks(&self) -> &Webhooks {
         &self.services.webhooks
+    }
+
+    /// The comment use cases.
+    #[must_use]
+    pub fn comments(&self) -> &Comments {
+        &self.services.comments
     }
 }
 

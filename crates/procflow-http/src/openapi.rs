@@ -70,6 +70,7 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
         (name = "sharing", description = "Sharing a run with an external guest"),
         (name = "meta", description = "This description and the health checks"),
         (name = "guest", description = "The page a guest opens from a share link"),
+        (name = "comments", description = "Comments on a run's tasks: plain text with mentions"),
         (name = "webhooks", description = "Webhook endpoints, their deliveries, and the event feed"),
     )
 )]
@@ -153,7 +154,7 @@ mod tests {
         let document = document();
         assert!(document["openapi"].as_str().unwrap().starts_with("3.1"));
         let operations = operations(&document);
-        assert_eq!(operations.len(), 32, "{operations:?}");
+        assert_eq!(operations.len(), 36, "{operations:?}");
         for (method, path) in [
             ("get", "/api/v1/process-templates"),
             ("post", "/api/v1/process-templates"),
@@ -171,6 +172,10 @@ mod tests {
             ("get", "/api/v1/process-runs/{id}/tasks/{task_id}"),
             ("patch", "/api/v1/process-runs/{id}/tasks/{task_id}"),
             ("patch", "/api/v1/process-runs/{id}/tasks"),
+            ("get", "/api/v1/process-runs/{id}/tasks/{task_id}/comments"),
+            ("post", "/api/v1/process-runs/{id}/tasks/{task_id}/comments"),
+            ("patch", "/api/v1/comments/{id}"),
+            ("delete", "/api/v1/comments/{id}"),
             ("get", "/api/v1/openapi.json"),
             ("get", "/healthz"),
             ("get", "/readyz"),

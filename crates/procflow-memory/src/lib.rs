@@ -2,6 +2,7 @@
 #![deny(missing_docs)]
 
 mod clock;
+mod comments;
 mod idempotency;
 mod ids;
 mod keys;

@@ -47,6 +47,7 @@ pub(crate) struct State {
     pub(crate) webhooks: Vec<procflow_domain::webhook::WebhookEndpoint>,
     pub(crate) deliveries: Vec<DeliveryRow>,
     pub(crate) mail: MailState,
+    pub(crate) comments: Vec<procflow_domain::comment::Comment>,
 }
 
 /// An outbox row as PostgreSQL keeps it: the event in its stored form, read back on each

@@ -4,9 +4,11 @@
 //! it has. Optional fields a client leaves `None` are not sent.
 
 mod batch;
+mod comments;
 mod webhooks;
 
 pub use batch::{TaskUpdateBody, UpdateTasksBody};
+pub use comments::{CreateCommentBody, UpdateCommentBody};
 pub use webhooks::{CreateWebhookBody, TestWebhookBody, UpdateWebhookBody};
 
 use procflow_domain::run::Decision;

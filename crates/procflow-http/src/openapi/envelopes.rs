@@ -4,6 +4,7 @@
 
 use utoipa::ToSchema;
 
+use crate::views::CommentView;
 use crate::views::{
     CreatedRunView, DeliveryView, Pagination, RunTaskListView, RunTaskView, RunView,
     ShareResultView, TemplateListView, TemplateTaskView, TemplateView, WebhookView,
@@ -112,4 +113,16 @@ list!(
     /// A page of the team's events, oldest first.
     EventList,
     super::webhooks::Envelope
+);
+
+single!(
+    /// `{"data": Comment}`
+    CommentData,
+    CommentView<'static>
+);
+
+list!(
+    /// `{"data": [Comment], "pagination": {...}}`
+    CommentList,
+    CommentView<'static>
 );

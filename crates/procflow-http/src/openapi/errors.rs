@@ -113,6 +113,10 @@ fn particular(operation_id: &str) -> &'static [Case] {
         ErrorCode::NotFound,
         "No such webhook endpoint (or it is another team's, or the id is no id).",
     );
+    const COMMENT: Case = (
+        ErrorCode::NotFound,
+        "No such comment (or it is another team's, or the id is no id).",
+    );
     const WEBHOOK_BODY: Case = (
         ErrorCode::ValidationError,
         "A `url` outside the grammar, an unknown or repeated event name, or a description over 500 characters.",
@@ -210,6 +214,30 @@ fn particular(operation_id: &str) -> &'static [Case] {
             ErrorCode::NotFound,
             "No such delivery (or it is another team's, was swept after 30 days, or the id is no id).",
         )],
+        "listTaskComments" => &[TASK],
+        "createTaskComment" => &[
+            TASK,
+            (
+                ErrorCode::TaskHidden,
+                "The task is hidden by a rule of its run (API contract 12.2): it takes no comment while hidden.",
+            ),
+            (
+                ErrorCode::ValidationError,
+                "A `text` that is empty, blank, over 10,000 characters or holds NUL; an `attachment_ids` item that names no attachment of the task.",
+            ),
+        ],
+        "updateComment" => &[
+            COMMENT,
+            (
+                ErrorCode::Conflict,
+                "The comment is deleted: it cannot be edited.",
+            ),
+            (
+                ErrorCode::ValidationError,
+                "A `text` that is empty, blank, over 10,000 characters or holds NUL.",
+            ),
+        ],
+        "deleteComment" => &[COMMENT],
         "readiness" => &[UNAVAILABLE],
         _ => &[],
     }

@@ -231,6 +231,8 @@ pub enum Resource {
     Delivery,
     /// A comment on a task.
     Comment,
+    /// A stored file (the bytes of an attachment).
+    File,
 }
 
 impl fmt::Display for Resource {
@@ -246,6 +248,7 @@ impl fmt::Display for Resource {
             Self::Webhook => "webhook",
             Self::Delivery => "webhook delivery",
             Self::Comment => "comment",
+            Self::File => "file",
         })
     }
 }

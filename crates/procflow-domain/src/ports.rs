@@ -15,6 +15,7 @@
 
 pub mod comments;
 pub mod edge;
+pub mod files;
 pub mod mail;
 pub mod queue;
 pub mod stores;
@@ -26,6 +27,7 @@ pub use edge::{
     Admission, HealthCheck, IdempotencyBegin, IdempotencyStore, KeyChange, KeyChanges,
     KeyLifetimes, PoolUsage, RateDecision, RateLimiter, StoreStats, StoredResponse, WindowLimiter,
 };
+pub use files::{ByteSource, FileStore, StorageKey};
 pub use mail::{MailQueue, NoticeDecision, NoticeStore};
 pub use queue::{Backlog, LeasedQueue, Sender};
 pub use stores::{

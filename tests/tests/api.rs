@@ -15,6 +15,7 @@ mod api {
     pub mod auth;
     pub mod batch;
     pub mod client;
+    pub mod comments;
     pub mod concurrency;
     pub mod conditional;
     pub mod elements;

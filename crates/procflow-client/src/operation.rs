@@ -55,6 +55,10 @@ operations! {
     GET_RUN_TASK = GET "/api/v1/process-runs/{id}/tasks/{task_id}" "getRunTask";
     UPDATE_RUN_TASK = PATCH "/api/v1/process-runs/{id}/tasks/{task_id}" "updateRunTask";
     LIST_TASKS = GET "/api/v1/tasks" "listTasks";
+    LIST_TASK_COMMENTS = GET "/api/v1/process-runs/{id}/tasks/{task_id}/comments" "listTaskComments";
+    CREATE_TASK_COMMENT = POST "/api/v1/process-runs/{id}/tasks/{task_id}/comments" "createTaskComment";
+    UPDATE_COMMENT = PATCH "/api/v1/comments/{id}" "updateComment";
+    DELETE_COMMENT = DELETE "/api/v1/comments/{id}" "deleteComment";
     LIST_WEBHOOKS = GET "/api/v1/webhooks" "listWebhooks";
     CREATE_WEBHOOK = POST "/api/v1/webhooks" "createWebhook";
     GET_WEBHOOK = GET "/api/v1/webhooks/{id}" "getWebhook";
@@ -117,6 +121,7 @@ mod tests {
         // The methods' source: the served-document test holds the constants to the document,
         // this holds each constant to one method that requests its path.
         let methods = [
+            include_str!("operations/comments.rs"),
             include_str!("operations/meta.rs"),
             include_str!("operations/runs.rs"),
             include_str!("operations/schedules.rs"),
@@ -139,6 +144,6 @@ mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), OPERATIONS.len());
-        assert_eq!(OPERATIONS.len(), 35);
+        assert_eq!(OPERATIONS.len(), 39);
     }
 }

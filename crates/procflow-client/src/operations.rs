@@ -1,5 +1,6 @@
 //! One method per operation of the API, by resource; the views they answer, as owned values.
 
+mod comments;
 mod meta;
 mod runs;
 mod schedules;
@@ -27,6 +28,8 @@ pub type RunTaskListItem = views::RunTaskListView<'static>;
 pub type InboxTask = views::InboxTaskView<'static>;
 /// The answer of `inviteGuest`.
 pub type ShareResult = views::ShareResultView<'static>;
+/// A comment on a task.
+pub type Comment = views::CommentView<'static>;
 /// A webhook endpoint.
 pub type Webhook = views::WebhookView<'static>;
 /// A webhook endpoint with its secret (created, or its secret rotated).

@@ -231,6 +231,10 @@ pub enum Resource {
     Delivery,
     /// A schedule.
     Schedule,
+    /// A comment on a task.
+    Comment,
+    /// A stored file (the bytes of an attachment).
+    File,
 }
 
 impl fmt::Display for Resource {
@@ -246,6 +250,8 @@ impl fmt::Display for Resource {
             Self::Webhook => "webhook",
             Self::Delivery => "webhook delivery",
             Self::Schedule => "schedule",
+            Self::Comment => "comment",
+            Self::File => "file",
         })
     }
 }

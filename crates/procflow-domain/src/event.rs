@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::actor::{Actor, Assignee};
+use crate::comment::CommentSnapshot;
 use crate::ids::{EventId, GuestId, RunId, SectionId, TaskId, TeamId, TemplateId, TemplateTaskId};
 use crate::run::RunStatus;
 use crate::values::Email;
@@ -100,6 +101,26 @@ pub enum EventPayload {
         /// The run's title, for the email.
         run_title: String,
     },
+    /// A comment was written on a task (API contract 14.1).
+    CommentCreated {
+        /// The comment.
+        comment: CommentSnapshot,
+    },
+    /// Someone is to be told of a comment by email: the task's assignee or a member it
+    /// mentions. One event per recipient, as the mail queue keeps one email per event; not a
+    /// webhook.
+    CommentNotice {
+        /// The comment.
+        comment: CommentSnapshot,
+        /// The task's title, for the email.
+        task_title: String,
+        /// The run's title, for the email.
+        run_title: String,
+        /// Who to tell.
+        email: Email,
+        /// Whether the comment mentions them (else they are the task's assignee).
+        mentioned: bool,
+    },
 }
 
 impl EventPayload {
@@ -129,6 +150,8 @@ impl EventPayload {
             Self::GuestReminderDue { .. } => "process_run.guest_reminder_due",
             Self::TaskOverdue { .. } => "process_step.overdue",
             Self::TaskUnblocked { .. } => "process_step.unblocked",
+            Self::CommentCreated { .. } => "task.comment_created",
+            Self::CommentNotice { .. } => "task.comment_notice",
         }
     }
 
@@ -142,6 +165,9 @@ impl EventPayload {
             | Self::TaskOverdue { task, .. }
             | Self::TaskUnblocked { task, .. } => task.instance_id,
             Self::GuestInvited { run_id, .. } | Self::GuestReminderDue { run_id, .. } => *run_id,
+            Self::CommentCreated { comment } | Self::CommentNotice { comment, .. } => {
+                comment.run_id
+            }
         }
     }
 }

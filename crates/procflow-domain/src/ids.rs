@@ -109,6 +109,11 @@ typed_id!(
 );
 
 typed_id!(
+    /// A comment on a task of a run.
+    CommentId
+);
+
+typed_id!(
     /// An email to send (a notification or an invitation).
     EmailId
 );

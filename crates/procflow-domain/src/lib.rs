@@ -2,6 +2,7 @@
 #![deny(missing_docs)]
 
 pub mod actor;
+pub mod comment;
 pub mod duration;
 pub mod element;
 pub mod error;
@@ -30,8 +31,8 @@ pub mod window;
 
 pub use error::{DomainError, DomainResult, ErrorCode, StoreError, ValidationError};
 pub use ports::{
-    Clock, DeliveryQueue, EventFeed, HealthCheck, IdGenerator, IdempotencyStore, KeyChanges,
-    LeasedQueue, MailQueue, Outbox, RateLimiter, RunStore, Sender, StoreStats, TeamStore,
-    TemplateStore, WebhookStore, WindowLimiter, WorkSignal,
+    Clock, CommentStore, DeliveryQueue, EventFeed, HealthCheck, IdGenerator, IdempotencyStore,
+    KeyChanges, LeasedQueue, MailQueue, Outbox, RateLimiter, RunStore, Sender, StoreStats,
+    TeamStore, TemplateStore, WebhookStore, WindowLimiter, WorkSignal,
 };
 pub use service::{CreateRun, Ports, Procflow, UpdateTask, UpdateTasks};

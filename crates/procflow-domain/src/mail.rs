@@ -32,6 +32,9 @@ named! {
         TaskOverdue = "task_overdue",
         /// A task is ready to start: every task it depends on is done (API contract 12.2).
         TaskReady = "task_ready",
+        /// A comment was written on a task the recipient is assigned, or mentions them (API
+        /// contract 14.1).
+        TaskComment = "task_comment",
     }
 }
 
@@ -64,6 +67,20 @@ pub struct MailContent {
     /// The link that opens the run for a guest: invitations, reminders, and notices to the
     /// run's guest.
     pub share_url: Option<String>,
+    /// The comment a comment notice tells of (absent from emails queued before comments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<MailComment>,
+}
+
+/// What a comment notice quotes of the comment.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MailComment {
+    /// Who wrote it: a member's or the guest's address, or "the API".
+    pub author: String,
+    /// At most 200 characters of its text.
+    pub excerpt: String,
+    /// Whether the recipient is mentioned in it (else they are the task's assignee).
+    pub mentioned: bool,
 }
 
 /// An email to queue: one per event at most (the event's id names it).
@@ -125,6 +142,7 @@ impl ClaimedMail {
     ///         task_title: None,
     ///         due_date: None,
     ///         share_url: None,
+    ///         comment: None,
     ///     },
     ///     attempt: 1,
     ///     lease: id,

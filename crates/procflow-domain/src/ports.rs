@@ -13,7 +13,9 @@
 //! Every store method MAY fail with [`DomainError::Store`](crate::error::DomainError::Store): `Unavailable` when the database
 //! cannot be reached or the pool is exhausted, `Other` for anything else.
 
+pub mod comments;
 pub mod edge;
+pub mod files;
 pub mod mail;
 pub mod queue;
 pub mod schedules;
@@ -21,10 +23,12 @@ pub mod stores;
 pub mod time_and_ids;
 pub mod webhooks;
 
+pub use comments::{CommentDecision, CommentEdit, CommentStore};
 pub use edge::{
     Admission, HealthCheck, IdempotencyBegin, IdempotencyStore, KeyChange, KeyChanges,
     KeyLifetimes, PoolUsage, RateDecision, RateLimiter, StoreStats, StoredResponse, WindowLimiter,
 };
+pub use files::{ByteSource, FileStore, StorageKey};
 pub use mail::{MailQueue, NoticeDecision, NoticeStore};
 pub use queue::{Backlog, LeasedQueue, Sender};
 pub use schedules::{Occurrence, ScheduleFilter, ScheduleStore, Settlement};

@@ -3,6 +3,7 @@
 
 mod attempts;
 mod batch;
+mod comments;
 mod dry_run;
 mod guest;
 mod mail;
@@ -14,6 +15,7 @@ mod webhooks;
 
 pub use attempts::{AttemptPorts, Attempts};
 pub use batch::UpdateTasks;
+pub use comments::{AddComment, CommentPorts, Comments};
 pub use guest::{GuestPost, SharedRun};
 pub use mail::{MailPorts, Mailer};
 pub use runs::{CreateRun, UpdateTask};

@@ -40,6 +40,8 @@ named! {
         StepCompleted = "process_step.completed",
         /// A task stopped being blocked: every task it depends on is done (API contract 12.2).
         StepUnblocked = "process_step.unblocked",
+        /// A comment was written on a task (API contract 14.1).
+        CommentCreated = "task.comment_created",
     }
 }
 

@@ -24,9 +24,11 @@ use crate::params;
 use procflow_domain::quote::quote;
 
 mod batch;
+mod comments;
 mod schedules;
 mod webhooks;
 
+pub use procflow_wire::bodies::{CreateCommentBody, UpdateCommentBody};
 pub use procflow_wire::bodies::{
     CreateRunBody, CreateScheduleBody, CreateWebhookBody, ElementWriteBody, InviteBody,
     PrefillBody, PublishBody, ScheduleRunBody, TaskUpdateBody, TestWebhookBody, UpdateScheduleBody,

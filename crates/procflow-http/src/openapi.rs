@@ -71,6 +71,7 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
         (name = "sharing", description = "Sharing a run with an external guest"),
         (name = "meta", description = "This description and the health checks"),
         (name = "guest", description = "The page a guest opens from a share link"),
+        (name = "comments", description = "Comments on a run's tasks: plain text with mentions"),
         (name = "webhooks", description = "Webhook endpoints, their deliveries, and the event feed"),
         (name = "schedules", description = "Runs started on a recurrence"),
     )
@@ -155,7 +156,7 @@ mod tests {
         let document = document();
         assert!(document["openapi"].as_str().unwrap().starts_with("3.1"));
         let operations = operations(&document);
-        assert_eq!(operations.len(), 38, "{operations:?}");
+        assert_eq!(operations.len(), 42, "{operations:?}");
         for (method, path) in [
             ("get", "/api/v1/process-templates"),
             ("post", "/api/v1/process-templates"),
@@ -174,6 +175,10 @@ mod tests {
             ("get", "/api/v1/process-runs/{id}/tasks/{task_id}"),
             ("patch", "/api/v1/process-runs/{id}/tasks/{task_id}"),
             ("patch", "/api/v1/process-runs/{id}/tasks"),
+            ("get", "/api/v1/process-runs/{id}/tasks/{task_id}/comments"),
+            ("post", "/api/v1/process-runs/{id}/tasks/{task_id}/comments"),
+            ("patch", "/api/v1/comments/{id}"),
+            ("delete", "/api/v1/comments/{id}"),
             ("get", "/api/v1/openapi.json"),
             ("get", "/healthz"),
             ("get", "/readyz"),

@@ -37,6 +37,11 @@ pub fn task_id(text: &str) -> Result<TaskId, ApiError> {
     id(text, Resource::Task)
 }
 
+/// `/comments/{id}`
+pub fn comment_id(text: &str) -> Result<procflow_domain::ids::CommentId, ApiError> {
+    id(text, Resource::Comment)
+}
+
 /// `limit` and `cursor` (spec 4.1).
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]

@@ -3,6 +3,7 @@
 //! the OpenAPI document from the same declaration, so a route and its documentation cannot
 //! drift apart.
 
+pub(crate) mod comments;
 pub(crate) mod events;
 pub(crate) mod guest;
 pub(crate) mod health;
@@ -70,6 +71,10 @@ pub fn operations() -> Vec<Operation> {
         tasks::update,
         tasks::update_many,
         inbox::list,
+        comments::list,
+        comments::create,
+        comments::update,
+        comments::delete,
         webhooks::list,
         webhooks::create,
         webhooks::get,

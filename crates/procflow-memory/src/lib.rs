@@ -2,6 +2,8 @@
 #![deny(missing_docs)]
 
 mod clock;
+mod comments;
+mod files;
 mod idempotency;
 mod ids;
 mod keys;
@@ -19,6 +21,7 @@ mod webhooks;
 mod windows;
 
 pub use clock::FixedClock;
+pub use files::InMemoryFiles;
 pub use ids::SequentialIds;
 pub use keys::ScriptedKeyChanges;
 pub use store::InMemoryStore;

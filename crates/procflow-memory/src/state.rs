@@ -51,6 +51,7 @@ pub(crate) struct State {
     /// The occurrences that started a run: (team, schedule, occurrence time).
     pub(crate) schedule_occurrences:
         std::collections::HashSet<(TeamId, procflow_domain::ids::ScheduleId, OffsetDateTime)>,
+    pub(crate) comments: Vec<procflow_domain::comment::Comment>,
 }
 
 /// An outbox row as PostgreSQL keeps it: the event in its stored form, read back on each

@@ -216,6 +216,22 @@ diesel::table! {
 }
 
 diesel::table! {
+    task_comments (team_id, id) {
+        team_id -> Uuid,
+        id -> Uuid,
+        run_id -> Uuid,
+        task_id -> Uuid,
+        author -> Text,
+        author_email -> Nullable<Text>,
+        body -> Text,
+        mentions -> Array<Nullable<Uuid>>,
+        deleted -> Bool,
+        created_at -> Timestamptz,
+        edited_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
     teams (id) {
         id -> Uuid,
         name -> Text,
@@ -349,6 +365,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     runs,
     schedule_occurrences,
     schedules,
+    task_comments,
     teams,
     template_sections,
     template_tasks,

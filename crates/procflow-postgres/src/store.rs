@@ -1,6 +1,7 @@
 //! `PgStore`: every store port of the domain on one PostgreSQL connection pool.
 
 mod batch;
+mod comments;
 mod deliveries;
 mod directory;
 mod flags;

@@ -15,6 +15,7 @@
 )]
 mod conformance {
     pub mod batch;
+    pub mod comments;
     pub mod concurrency;
     pub mod conditional;
     pub mod dead_letters;

@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use actix_web::dev::{Server, ServerHandle};
 use procflow_domain::error::StoreError;
 use procflow_domain::service::{
-    MailPorts, Mailer, Ports, Procflow, Schedules, WebhookPorts, Webhooks,
+    CommentPorts, Comments, MailPorts, Mailer, Ports, Procflow, Schedules, WebhookPorts, Webhooks,
 };
 use procflow_http::Services;
 use procflow_postgres::{PgStore, PoolConfig};
@@ -100,6 +100,19 @@ pub fn webhooks_on(store: &PgStore) -> Webhooks {
     })
 }
 
+/// The comment use cases over `store`, with the system clock and random ids.
+#[must_use]
+pub fn comments_on(store: &PgStore) -> Comments {
+    let shared = Arc::new(store.clone());
+    Comments::new(CommentPorts {
+        comments: shared.clone(),
+        runs: shared.clone(),
+        teams: shared,
+        clock: Arc::new(SystemClock),
+        ids: Arc::new(RandomIds),
+    })
+}
+
 /// The email use cases over `store`, with the system clock and random ids.
 #[must_use]
 pub fn mailer_on(store: &PgStore) -> Mailer {
@@ -129,6 +142,7 @@ pub fn services_on(store: &PgStore) -> Services {
         procflow: procflow_on(store),
         webhooks: webhooks_on(store),
         schedules: schedules_on(store),
+        comments: comments_on(store),
         rate_limiter: shared.clone(),
         windows: shared.clone(),
         health: shared.clone(),

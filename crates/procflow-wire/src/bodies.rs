@@ -4,10 +4,12 @@
 //! it has. Optional fields a client leaves `None` are not sent.
 
 mod batch;
+mod comments;
 mod schedules;
 mod webhooks;
 
 pub use batch::{TaskUpdateBody, UpdateTasksBody};
+pub use comments::{CreateCommentBody, UpdateCommentBody};
 pub use schedules::{CreateScheduleBody, ScheduleInviteBody, ScheduleRunBody, UpdateScheduleBody};
 pub use webhooks::{CreateWebhookBody, TestWebhookBody, UpdateWebhookBody};
 

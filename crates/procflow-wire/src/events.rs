@@ -86,7 +86,23 @@ pub struct StepUnblockedData {
     pub assignee: Option<String>,
 }
 
-/// The data of an event: one of the four shapes, by `event`.
+/// The data of `task.comment_created`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommentCreatedData {
+    #[schema(format = "uuid")]
+    pub comment_id: String,
+    #[schema(format = "uuid")]
+    pub task_id: String,
+    #[schema(format = "uuid")]
+    pub instance_id: String,
+    pub author: Person,
+    /// At most 200 characters of the comment's text (plain text).
+    #[schema(max_length = 200)]
+    pub text_excerpt: String,
+}
+
+/// The data of an event: one of the shapes, by `event`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(untagged)]
 pub enum EventData {
@@ -98,6 +114,8 @@ pub enum EventData {
     StepCompleted(StepCompletedData),
     /// `process_step.unblocked`
     StepUnblocked(StepUnblockedData),
+    /// `task.comment_created`
+    CommentCreated(CommentCreatedData),
 }
 
 /// `{id, event, timestamp, test, data}`: what a webhook posts and the feed lists. `id` is the

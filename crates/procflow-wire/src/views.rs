@@ -2,6 +2,7 @@
 //! borrowing (`From<&Run>` and so on: the server copies no text to answer) and read by a
 //! client as owned values (`RunView<'static>`).
 
+mod comment;
 mod element;
 mod inbox;
 mod run;
@@ -11,6 +12,7 @@ mod task;
 mod template;
 mod webhook;
 
+pub use comment::CommentView;
 pub use element::{ElementView, elements};
 pub use inbox::{InboxRunView, InboxTaskView};
 pub use run::{CreatedRunView, RunSectionView, RunView};

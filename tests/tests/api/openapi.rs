@@ -93,7 +93,7 @@ async fn every_documented_operation_is_routed_and_other_methods_are_405() {
     let app = TestApp::spawn().await;
     let description = served(&app).await;
     let operations = description.operations();
-    assert_eq!(operations.len(), 38, "{operations:?}");
+    assert_eq!(operations.len(), 42, "{operations:?}");
     for (name, path) in &operations {
         let url = concrete_path(path);
         let mut call = app.call(operation_method(name), &url);
@@ -420,6 +420,31 @@ async fn every_operation_answers_as_documented() {
     let reply = app.call(Method::GET, &page_path).no_key().send().await;
     api.check("get", "/instance/{run_id}", &reply);
     reply.assert_status(404);
+
+    // Comments: write, list, edit, delete.
+    let comments = "/api/v1/process-runs/{id}/tasks/{task_id}/comments";
+    let comment = "/api/v1/comments/{id}";
+    let first_task = app.run_tasks(&demo).await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let thread = format!("{runs}/{demo}/tasks/{first_task}/comments");
+    let reply = app.post(&thread, &json!({"text": "See clause 4"})).await;
+    api.check("post", comments, &reply);
+    let comment_id = reply.data(201)["id"].as_str().unwrap().to_owned();
+    let reply = app.get(&thread).await;
+    api.check("get", comments, &reply);
+    let reply = app
+        .patch(
+            &format!("/api/v1/comments/{comment_id}"),
+            &json!({"text": "See clause 5"}),
+        )
+        .await;
+    api.check("patch", comment, &reply);
+    reply.data(200);
+    let reply = app.delete(&format!("/api/v1/comments/{comment_id}")).await;
+    api.check("delete", comment, &reply);
+    reply.assert_status(204);
 
     // Webhooks: register, list, read, change, sample, log, redeliver, rotate, the feed, delete.
     let hooks = "/api/v1/webhooks";

@@ -5,11 +5,11 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
-use crate::actor::Assignee;
+use crate::actor::{Actor, Assignee};
 use crate::error::{DomainError, DomainResult};
 use crate::event::{Event, EventPayload, TaskSnapshot};
 use crate::ids::{EmailId, EventId, RunId, TeamId};
-use crate::mail::{DueNotice, MailContent, MailKind, NewMail};
+use crate::mail::{DueNotice, MailComment, MailContent, MailKind, NewMail};
 use crate::ports::{Clock, IdGenerator, MailQueue, NoticeStore, RunStore, TeamStore};
 use crate::sharing::{Share, share_url};
 use crate::team::Team;
@@ -84,6 +84,45 @@ impl Mailer {
         lookups: &mut Lookups,
     ) -> DomainResult<Option<NewMail>> {
         let team = event.team_id;
+        if let EventPayload::CommentNotice {
+            comment,
+            task_title,
+            run_title,
+            email,
+            mentioned,
+        } = &event.payload
+        {
+            let link = self
+                .guest_link(team, comment.run_id, email, lookups)
+                .await?;
+            let team = self.team(team, lookups).await?;
+            return Ok(Some(NewMail {
+                id: EmailId::from_uuid(self.ports.ids.new_id()),
+                team_id: event.team_id,
+                event_id: event.id,
+                kind: MailKind::TaskComment,
+                recipient: email.clone(),
+                content: MailContent {
+                    team_name: team.name.clone(),
+                    run_title: run_title.clone(),
+                    task_title: Some(task_title.clone()),
+                    due_date: None,
+                    share_url: link,
+                    comment: Some(MailComment {
+                        author: comment.author_email.as_ref().map_or_else(
+                            || match comment.author {
+                                Actor::Guest => "The guest".to_owned(),
+                                _ => "Someone, through the API,".to_owned(),
+                            },
+                            ToString::to_string,
+                        ),
+                        excerpt: comment.text_excerpt.clone(),
+                        mentioned: *mentioned,
+                    }),
+                },
+                created_at: self.ports.clock.now(),
+            }));
+        }
         let (kind, recipient, run_title, task, share_url) = match &event.payload {
             EventPayload::GuestInvited {
                 run_title,
@@ -163,6 +202,7 @@ impl Mailer {
                 task_title: task.map(|task| task.title.clone()),
                 due_date: task.and_then(|task| task.due_date),
                 share_url,
+                comment: None,
             },
             created_at: self.ports.clock.now(),
         }))

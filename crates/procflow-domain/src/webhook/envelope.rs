@@ -9,7 +9,9 @@ use time::OffsetDateTime;
 use super::WebhookEvent;
 use crate::actor::{Actor, Assignee};
 use crate::event::{Event, EventPayload};
-use crate::ids::{EventId, RunId, SectionId, TaskId, TemplateId, TemplateTaskId, UserId};
+use crate::ids::{
+    CommentId, EventId, RunId, SectionId, TaskId, TemplateId, TemplateTaskId, UserId,
+};
 use crate::values::Email;
 
 /// `{id, event, timestamp, test, data}`: `id` is the event's, the same for every endpoint,
@@ -114,6 +116,19 @@ pub enum EnvelopeData {
         /// Its assignee: a member's user id, the email of someone outside the team, or null.
         assignee: Option<Assignee>,
     },
+    /// `task.comment_created`.
+    CommentCreated {
+        /// The comment.
+        comment_id: CommentId,
+        /// Its task.
+        task_id: TaskId,
+        /// The task's run.
+        instance_id: RunId,
+        /// Who wrote it.
+        author: Person,
+        /// At most 200 characters of its text.
+        text_excerpt: String,
+    },
 }
 
 /// The webhook event a domain event is, if any: runs created and completed, completions of
@@ -128,6 +143,7 @@ pub fn webhook_event(payload: &EventPayload) -> Option<WebhookEvent> {
             Some(WebhookEvent::StepCompleted)
         }
         EventPayload::TaskUnblocked { .. } => Some(WebhookEvent::StepUnblocked),
+        EventPayload::CommentCreated { .. } => Some(WebhookEvent::CommentCreated),
         _ => None,
     }
 }
@@ -222,6 +238,18 @@ impl Envelope {
                 title: task.title.clone(),
                 assignee: task.assignee.clone(),
             },
+            EventPayload::CommentCreated { comment } => EnvelopeData::CommentCreated {
+                comment_id: comment.id,
+                task_id: comment.task_id,
+                instance_id: comment.run_id,
+                // The comment keeps its author's address: nothing to look up.
+                author: Person {
+                    user_id: comment.author.user(),
+                    email: comment.author_email.clone(),
+                    is_guest: comment.author == Actor::Guest,
+                },
+                text_excerpt: comment.text_excerpt.clone(),
+            },
             _ => return None,
         };
         Some(Self {
@@ -278,6 +306,13 @@ impl Envelope {
                 template_task_id: TemplateTaskId::from_uuid(nil),
                 title: "Sample task".to_owned(),
                 assignee: None,
+            },
+            WebhookEvent::CommentCreated => EnvelopeData::CommentCreated {
+                comment_id: CommentId::from_uuid(nil),
+                task_id: TaskId::from_uuid(nil),
+                instance_id: RunId::from_uuid(nil),
+                author: api,
+                text_excerpt: "A sample comment".to_owned(),
             },
         };
         Self {

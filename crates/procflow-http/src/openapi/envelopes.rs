@@ -4,6 +4,7 @@
 
 use utoipa::ToSchema;
 
+use crate::views::CommentView;
 use crate::views::{
     CreatedRunView, DeliveryView, InboxTaskView, Pagination, RunTaskListView, RunTaskView, RunView,
     ScheduleView, ShareResultView, TemplateListView, TemplateTaskView, TemplateView, WebhookView,
@@ -127,4 +128,16 @@ list!(
     /// A page of schedules, oldest first.
     ScheduleList,
     ScheduleView
+);
+
+single!(
+    /// `{"data": Comment}`
+    CommentData,
+    CommentView<'static>
+);
+
+list!(
+    /// `{"data": [Comment], "pagination": {...}}`
+    CommentList,
+    CommentView<'static>
 );

@@ -121,6 +121,10 @@ fn particular(operation_id: &str) -> &'static [Case] {
         ErrorCode::NotFound,
         "No such webhook endpoint (or it is another team's, or the id is no id).",
     );
+    const COMMENT: Case = (
+        ErrorCode::NotFound,
+        "No such comment (or it is another team's, or the id is no id).",
+    );
     const WEBHOOK_BODY: Case = (
         ErrorCode::ValidationError,
         "A `url` outside the grammar, an unknown or repeated event name, or a description over 500 characters.",
@@ -227,6 +231,30 @@ fn particular(operation_id: &str) -> &'static [Case] {
             SCHEDULE_BODY,
         ],
         "updateSchedule" => &[SCHEDULE, SCHEDULE_BODY],
+        "listTaskComments" => &[TASK],
+        "createTaskComment" => &[
+            TASK,
+            (
+                ErrorCode::TaskHidden,
+                "The task is hidden by a rule of its run (API contract 12.2): it takes no comment while hidden.",
+            ),
+            (
+                ErrorCode::ValidationError,
+                "A `text` that is empty, blank, over 10,000 characters or holds NUL; an `attachment_ids` item that names no attachment of the task.",
+            ),
+        ],
+        "updateComment" => &[
+            COMMENT,
+            (
+                ErrorCode::Conflict,
+                "The comment is deleted: it cannot be edited.",
+            ),
+            (
+                ErrorCode::ValidationError,
+                "A `text` that is empty, blank, over 10,000 characters or holds NUL.",
+            ),
+        ],
+        "deleteComment" => &[COMMENT],
         "readiness" => &[UNAVAILABLE],
         _ => &[],
     }

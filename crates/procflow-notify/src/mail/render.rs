@@ -93,6 +93,28 @@ pub fn render(kind: MailKind, content: &MailContent) -> Result<Rendered, RenderE
             )],
             "Open the task",
         ),
+        MailKind::TaskComment => {
+            let (author, excerpt, mentioned) = content.comment.as_ref().map_or_else(
+                || ("Someone".to_owned(), String::new(), false),
+                |c| (one_line(&c.author), c.excerpt.clone(), c.mentioned),
+            );
+            let why = if mentioned {
+                "mentioned you in a comment on"
+            } else {
+                "commented on your task"
+            };
+            let mut lines = vec![format!("{author} {why} “{task}” in “{run}” of {team}:")];
+            // The excerpt is plain text: each of its lines a line of the message, quoted.
+            lines.extend(excerpt.lines().map(|line| format!("> {}", one_line(line))));
+            if link.is_some() {
+                lines.push("Open the task to reply:".to_owned());
+            }
+            (
+                format!("New comment on “{task}” in “{run}”"),
+                lines,
+                "Open the task",
+            )
+        }
     };
     if matches!(
         kind,
@@ -155,6 +177,7 @@ mod tests {
             task_title: Some("Sign\r\nthe <b>NDA</b>".into()),
             due_date: Some(datetime!(2026-01-05 9:00 UTC)),
             share_url: Some("https://acme.example/instance/r?token=a&b=<c>".into()),
+            comment: None,
         }
     }
 

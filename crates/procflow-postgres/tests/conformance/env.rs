@@ -8,11 +8,12 @@ use procflow_domain::event::Event;
 use procflow_domain::ids::{EventId, HolderId, TeamId};
 use procflow_domain::mail::Mails;
 use procflow_domain::ports::{
-    Clock, DeliveryQueue, EventFeed, IdempotencyStore, LeasedQueue, MailQueue, NoticeStore, Outbox,
-    RateLimiter, RunStore, ScheduleStore, TeamStore, TemplateStore, WebhookStore, WindowLimiter,
+    Clock, CommentStore, DeliveryQueue, EventFeed, IdempotencyStore, LeasedQueue, MailQueue,
+    NoticeStore, Outbox, RateLimiter, RunStore, ScheduleStore, TeamStore, TemplateStore,
+    WebhookStore, WindowLimiter,
 };
 use procflow_domain::queue::{Job, Lease};
-use procflow_domain::service::{Ports, Procflow, WebhookPorts, Webhooks};
+use procflow_domain::service::{CommentPorts, Comments, Ports, Procflow, WebhookPorts, Webhooks};
 use procflow_domain::team::{Role, Subscription, Team};
 use procflow_domain::webhook::Deliveries;
 use procflow_memory::{FixedClock, InMemoryStore, SequentialIds};
@@ -69,6 +70,7 @@ pub trait Store:
     + MailQueue
     + NoticeStore
     + ScheduleStore
+    + CommentStore
 {
 }
 
@@ -86,6 +88,7 @@ impl<S> Store for S where
         + MailQueue
         + NoticeStore
         + ScheduleStore
+        + CommentStore
 {
 }
 
@@ -158,6 +161,8 @@ pub struct Env {
     pub procflow: Procflow,
     /// The webhook use cases over `store`, with the same clock and ids.
     pub webhooks: Webhooks,
+    /// The comment use cases over `store`, with the same clock and ids.
+    pub comments: Comments,
     pub clock: Arc<FixedClock>,
     /// The team the tests act for; its admin is `admin@a.example`, member `member@a.example`.
     pub team: Team,
@@ -202,6 +207,13 @@ impl Env {
             clock: clock.clone(),
             ids: ids.clone(),
         });
+        let comments = Comments::new(CommentPorts {
+            comments: store.clone(),
+            runs: store.clone(),
+            teams: store.clone(),
+            clock: clock.clone(),
+            ids: ids.clone(),
+        });
         let webhooks = Webhooks::new(WebhookPorts {
             webhooks: store.clone(),
             deliveries: store.clone(),
@@ -218,6 +230,7 @@ impl Env {
             store,
             procflow,
             webhooks,
+            comments,
             clock,
             team,
             other,

@@ -140,6 +140,8 @@ fn version_five_is_version_four_with_its_number_and_round_trips() {
     stored["version"] = json!(5);
     let five = from_stored(stored.clone()).unwrap();
     assert_eq!(five, four);
+    // Written again at the current version, the same fields.
+    stored["version"] = json!(6);
     assert_eq!(to_stored(&five).unwrap(), stored);
 }
 
@@ -151,7 +153,37 @@ fn an_unblocked_task_is_a_kind_of_version_five() {
     stored["version"] = json!(5);
     let read = from_stored(stored.clone()).unwrap();
     assert_eq!(read.payload.name(), "process_step.unblocked");
+    stored["version"] = json!(6);
     assert_eq!(to_stored(&read).unwrap(), stored);
+}
+
+#[test]
+fn comments_are_kinds_of_version_six_and_round_trip() {
+    let comment = json!({
+        "id": "00000000-0000-7000-8000-0000000000c1",
+        "run_id": "00000000-0000-7000-8000-000000000002",
+        "task_id": "00000000-0000-7000-8000-000000000003",
+        "author": USER,
+        "author_email": "ada@example.org",
+        "text_excerpt": "See clause 4",
+    });
+    for (payload, name) in [
+        (
+            json!({"kind": "comment_created", "comment": comment}),
+            "task.comment_created",
+        ),
+        (
+            json!({"kind": "comment_notice", "comment": comment, "task_title": "Sign",
+                   "run_title": "Onboarding", "email": "bob@example.org", "mentioned": true}),
+            "task.comment_notice",
+        ),
+    ] {
+        let mut stored = event(payload);
+        stored["version"] = json!(6);
+        let read = from_stored(stored.clone()).unwrap();
+        assert_eq!(read.payload.name(), name);
+        assert_eq!(to_stored(&read).unwrap(), stored);
+    }
 }
 
 #[test]
@@ -184,10 +216,10 @@ fn what_cannot_be_read_says_where_and_why() {
         (
             {
                 let mut e = event(json!({"kind": "run_completed", "run": run_v2()}));
-                e["version"] = json!(6);
+                e["version"] = json!(7);
                 e
             },
-            "version 6, written by a newer procflow",
+            "version 7, written by a newer procflow",
         ),
         (
             {

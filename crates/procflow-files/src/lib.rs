@@ -1,0 +1,156 @@
+//! The [`FileStore`] port on `object_store`: a local directory (the default, `file:///path`).
+//! Writes stream through a multipart upload, which `object_store` completes atomically (the
+//! local filesystem stages the parts in a file of its own and renames it into place), so that a
+//! failed upload leaves nothing under its key.
+
+#![deny(missing_docs)]
+
+use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use futures_util::StreamExt;
+use futures_util::stream::BoxStream;
+use object_store::local::LocalFileSystem;
+use object_store::path::Path as ObjectPath;
+use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
+use procflow_domain::error::{DomainError, DomainResult, Resource, StoreError, ValidationError};
+use procflow_domain::ports::files::{
+    ByteSource, FileStore, ListedObject, SourceError, StorageKey, StoredObject,
+};
+use sha2::{Digest, Sha256};
+
+/// Parts are sent to the store once this many bytes are buffered: memory stays flat whatever
+/// the object's size (S3 wants parts of at least 5 MiB but the last).
+const PART_BYTES: usize = 5 * 1024 * 1024;
+
+/// The file store over one `object_store` backend.
+#[derive(Clone, Debug)]
+pub struct ObjectFiles {
+    store: Arc<dyn ObjectStore>,
+}
+
+impl ObjectFiles {
+    /// A store in the local directory `root`, created when missing.
+    ///
+    /// # Errors
+    /// When the directory cannot be created or used.
+    pub fn local(root: &Path) -> Result<Self, StoreError> {
+        std::fs::create_dir_all(root)
+            .map_err(|e| StoreError::Other(format!("cannot create {}: {e}", root.display())))?;
+        let store = LocalFileSystem::new_with_prefix(root)
+            .map_err(|e| StoreError::Other(format!("cannot use {}: {e}", root.display())))?;
+        Ok(Self {
+            store: Arc::new(store),
+        })
+    }
+}
+
+fn failure(error: &object_store::Error) -> DomainError {
+    match error {
+        object_store::Error::NotFound { .. } => DomainError::NotFound(Resource::File),
+        other => {
+            tracing::warn!(error = %other, "file store failure");
+            StoreError::Other(format!("file store: {other}")).into()
+        }
+    }
+}
+
+fn path(key: &StorageKey) -> ObjectPath {
+    ObjectPath::from(key.as_str())
+}
+
+/// A stored object's bytes, read as they are asked for.
+struct Reading(BoxStream<'static, object_store::Result<bytes::Bytes>>);
+
+#[async_trait]
+impl ByteSource for Reading {
+    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, SourceError> {
+        match self.0.next().await {
+            None => Ok(None),
+            Some(Ok(bytes)) => Ok(Some(bytes.to_vec())),
+            Some(Err(e)) => Err(SourceError(format!("cannot read the stored file: {e}"))),
+        }
+    }
+}
+
+#[async_trait]
+impl FileStore for ObjectFiles {
+    async fn put(&self, key: &StorageKey, body: &mut dyn ByteSource) -> DomainResult<StoredObject> {
+        let mut upload = self
+            .store
+            .put_multipart(&path(key))
+            .await
+            .map_err(|e| failure(&e))?;
+        let mut hash = Sha256::new();
+        let mut size: u64 = 0;
+        let mut part: Vec<u8> = Vec::new();
+        let outcome: DomainResult<()> = async {
+            loop {
+                let chunk = body.next_chunk().await.map_err(|e| {
+                    DomainError::from(ValidationError::field("file", e.to_string()))
+                })?;
+                let end = chunk.is_none();
+                if let Some(chunk) = chunk {
+                    hash.update(&chunk);
+                    size += chunk.len() as u64;
+                    part.extend_from_slice(&chunk);
+                }
+                if part.len() >= PART_BYTES || (end && !part.is_empty()) {
+                    let payload = PutPayload::from(std::mem::take(&mut part));
+                    upload.put_part(payload).await.map_err(|e| failure(&e))?;
+                }
+                if end {
+                    return Ok(());
+                }
+            }
+        }
+        .await;
+        match outcome {
+            Ok(()) => {
+                upload.complete().await.map_err(|e| failure(&e))?;
+                Ok(StoredObject {
+                    size,
+                    sha256: hash.finalize().into(),
+                })
+            }
+            Err(error) => {
+                // Nothing of a failed upload stays: its staged parts are removed.
+                if let Err(abort) = upload.abort().await {
+                    tracing::warn!(error = %abort, key = %key, "cannot abort a failed upload");
+                }
+                Err(error)
+            }
+        }
+    }
+
+    async fn get(&self, key: &StorageKey) -> DomainResult<Box<dyn ByteSource>> {
+        let found = self.store.get(&path(key)).await.map_err(|e| failure(&e))?;
+        Ok(Box::new(Reading(found.into_stream())))
+    }
+
+    async fn delete(&self, key: &StorageKey) -> DomainResult<()> {
+        match self.store.delete(&path(key)).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(failure(&e)),
+        }
+    }
+
+    async fn list(&self, prefix: &str) -> DomainResult<Vec<ListedObject>> {
+        let prefix = ObjectPath::from(prefix);
+        let mut listed = self.store.list(Some(&prefix));
+        let mut found = Vec::new();
+        while let Some(meta) = listed.next().await {
+            let meta = meta.map_err(|e| failure(&e))?;
+            let Ok(key) = StorageKey::parse(meta.location.as_ref()) else {
+                // Not an object of ours (a staged part, a file put there by hand).
+                continue;
+            };
+            let written_at =
+                time::OffsetDateTime::from_unix_timestamp(meta.last_modified.timestamp())
+                    .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+            found.push(ListedObject { key, written_at });
+        }
+        Ok(found)
+    }
+}

@@ -1,0 +1,92 @@
+//! `CommentStore` in memory.
+
+use async_trait::async_trait;
+
+use crate::state::{State, paginate};
+use crate::store::InMemoryStore;
+use procflow_domain::comment::Comment;
+use procflow_domain::error::{DomainError, DomainResult, Resource};
+use procflow_domain::ids::{CommentId, RunId, TaskId, TeamId};
+use procflow_domain::ports::{CommentDecision, CommentEdit, CommentStore};
+use procflow_domain::run::RunTask;
+use procflow_domain::values::{Page, PageRequest};
+
+/// The run's title and the task, as `get_task` finds them.
+fn run_and_task(
+    state: &State,
+    team: TeamId,
+    run: RunId,
+    task: TaskId,
+) -> DomainResult<(String, RunTask)> {
+    let title = state.runs[state.run_index(team, run)?].title.clone();
+    let task = state
+        .tasks
+        .get(&(team, run))
+        .and_then(|tasks| tasks.iter().find(|t| t.id == task))
+        .cloned()
+        .ok_or(DomainError::NotFound(Resource::Task))?;
+    Ok((title, task))
+}
+
+#[async_trait]
+impl CommentStore for InMemoryStore {
+    async fn add_comment(
+        &self,
+        team: TeamId,
+        run: RunId,
+        task: TaskId,
+        decide: &CommentDecision<'_>,
+    ) -> DomainResult<Comment> {
+        let mut state = self.state();
+        let (title, task) = run_and_task(&state, team, run, task)?;
+        let new = decide(&title, &task)?;
+        state.comments.push(new.comment.clone());
+        state.append(&new.events);
+        Ok(new.comment)
+    }
+
+    async fn list_comments(
+        &self,
+        team: TeamId,
+        run: RunId,
+        task: TaskId,
+        page: PageRequest,
+    ) -> DomainResult<Page<Comment>> {
+        let state = self.state();
+        run_and_task(&state, team, run, task)?;
+        let mut thread: Vec<Comment> = state
+            .comments
+            .iter()
+            .filter(|c| c.team_id == team && c.run_id == run && c.task_id == task)
+            .cloned()
+            .collect();
+        thread.sort_by_key(|c| c.id);
+        paginate(&thread, page, |c| c.id.as_uuid())
+    }
+
+    async fn get_comment(&self, team: TeamId, id: CommentId) -> DomainResult<Comment> {
+        self.state()
+            .comments
+            .iter()
+            .find(|c| c.team_id == team && c.id == id)
+            .cloned()
+            .ok_or(DomainError::NotFound(Resource::Comment))
+    }
+
+    async fn update_comment(
+        &self,
+        team: TeamId,
+        id: CommentId,
+        decide: &CommentEdit<'_>,
+    ) -> DomainResult<Comment> {
+        let mut state = self.state();
+        let slot = state
+            .comments
+            .iter_mut()
+            .find(|c| c.team_id == team && c.id == id)
+            .ok_or(DomainError::NotFound(Resource::Comment))?;
+        let next = decide(slot)?;
+        *slot = next.clone();
+        Ok(next)
+    }
+}

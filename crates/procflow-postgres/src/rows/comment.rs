@@ -1,0 +1,78 @@
+//! Rows of `task_comments`.
+
+use diesel::prelude::*;
+use procflow_domain::comment::Comment;
+use procflow_domain::error::DomainError;
+use procflow_domain::ids::{CommentId, RunId, TaskId, TeamId, UserId};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::parse;
+use crate::error::corrupt;
+use crate::schema::task_comments;
+
+#[derive(Queryable, Selectable, Insertable, AsChangeset, Debug)]
+#[diesel(table_name = task_comments, check_for_backend(diesel::pg::Pg))]
+#[diesel(treat_none_as_null = true)]
+pub(crate) struct CommentRow {
+    pub team_id: Uuid,
+    pub id: Uuid,
+    pub run_id: Uuid,
+    pub task_id: Uuid,
+    pub author: String,
+    pub author_email: Option<String>,
+    pub body: String,
+    pub mentions: Vec<Option<Uuid>>,
+    pub deleted: bool,
+    pub created_at: OffsetDateTime,
+    pub edited_at: Option<OffsetDateTime>,
+}
+
+impl CommentRow {
+    pub(crate) fn from_domain(comment: &Comment) -> Self {
+        Self {
+            team_id: comment.team_id.as_uuid(),
+            id: comment.id.as_uuid(),
+            run_id: comment.run_id.as_uuid(),
+            task_id: comment.task_id.as_uuid(),
+            author: comment.author.to_string(),
+            author_email: comment.author_email.as_ref().map(ToString::to_string),
+            body: comment.text.clone(),
+            mentions: comment
+                .mentions
+                .iter()
+                .map(|user| Some(user.as_uuid()))
+                .collect(),
+            deleted: comment.deleted,
+            created_at: comment.created_at,
+            edited_at: comment.edited_at,
+        }
+    }
+
+    pub(crate) fn into_domain(self) -> Result<Comment, DomainError> {
+        Ok(Comment {
+            id: CommentId::from_uuid(self.id),
+            team_id: TeamId::from_uuid(self.team_id),
+            run_id: RunId::from_uuid(self.run_id),
+            task_id: TaskId::from_uuid(self.task_id),
+            author: parse("comment author", &self.author)?,
+            author_email: self
+                .author_email
+                .as_deref()
+                .map(|email| parse("comment author's email", email))
+                .transpose()?,
+            text: self.body,
+            mentions: self
+                .mentions
+                .into_iter()
+                .map(|user| {
+                    user.map(UserId::from_uuid)
+                        .ok_or_else(|| corrupt("comment mentions", "a null user id"))
+                })
+                .collect::<Result<_, _>>()?,
+            deleted: self.deleted,
+            created_at: self.created_at,
+            edited_at: self.edited_at,
+        })
+    }
+}

@@ -1,0 +1,174 @@
+//! `CommentStore` on PostgreSQL.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use procflow_domain::comment::Comment;
+use procflow_domain::error::{DomainError, DomainResult, Resource};
+use procflow_domain::ids::{CommentId, RunId, TaskId, TeamId};
+use procflow_domain::ports::{CommentDecision, CommentEdit, CommentStore};
+use procflow_domain::values::{Cursor, Page, PageRequest};
+use uuid::Uuid;
+
+use super::{PgStore, append_events, not_found};
+use crate::error::{Failure, db_error};
+use crate::rows::comment::CommentRow;
+use crate::rows::run::RunTaskRow;
+use crate::schema::{run_tasks, runs, task_comments};
+
+/// The run's title, or `NotFound(Run)`.
+async fn run_title(mut conn: &AsyncPgConnection, team: TeamId, run: RunId) -> DomainResult<String> {
+    runs::table
+        .filter(runs::team_id.eq(team.as_uuid()))
+        .filter(runs::id.eq(run.as_uuid()))
+        .select(runs::title)
+        .first(&mut conn)
+        .await
+        .optional()
+        .map_err(db_error)?
+        .ok_or(not_found(Resource::Run))
+}
+
+/// The task, share-locked when `lock`: a change of it (hiding it) waits for the comment's
+/// transaction, and the comment for the change's.
+async fn task(
+    mut conn: &AsyncPgConnection,
+    team: TeamId,
+    run: RunId,
+    task: TaskId,
+    lock: bool,
+) -> DomainResult<RunTaskRow> {
+    let query = run_tasks::table
+        .filter(run_tasks::team_id.eq(team.as_uuid()))
+        .filter(run_tasks::run_id.eq(run.as_uuid()))
+        .filter(run_tasks::id.eq(task.as_uuid()))
+        .select(RunTaskRow::as_select());
+    let found = if lock {
+        query.for_share().first(&mut conn).await
+    } else {
+        query.first(&mut conn).await
+    };
+    found
+        .optional()
+        .map_err(db_error)?
+        .ok_or(not_found(Resource::Task))
+}
+
+#[async_trait]
+impl CommentStore for PgStore {
+    async fn add_comment(
+        &self,
+        team: TeamId,
+        run: RunId,
+        task_id: TaskId,
+        decide: &CommentDecision<'_>,
+    ) -> DomainResult<Comment> {
+        let mut conn = self.conn().await?;
+        let comment = conn
+            .transaction::<_, Failure, _>(async |conn| {
+                let title = run_title(conn, team, run).await?;
+                let current = task(conn, team, run, task_id, true).await?.into_domain()?;
+                let new = decide(&title, &current)?;
+                diesel::insert_into(task_comments::table)
+                    .values(CommentRow::from_domain(&new.comment))
+                    .execute(conn)
+                    .await?;
+                append_events(conn, &new.events).await?;
+                Ok(new.comment)
+            })
+            .await
+            .map_err(DomainError::from)?;
+        self.ring();
+        Ok(comment)
+    }
+
+    async fn list_comments(
+        &self,
+        team: TeamId,
+        run: RunId,
+        task_id: TaskId,
+        page: PageRequest,
+    ) -> DomainResult<Page<Comment>> {
+        let mut conn = self.conn().await?;
+        // A missing run answers as such before a missing task.
+        run_title(&conn, team, run).await?;
+        task(&conn, team, run, task_id, false).await?;
+        let thread = || {
+            task_comments::table
+                .filter(task_comments::team_id.eq(team.as_uuid()))
+                .filter(task_comments::run_id.eq(run.as_uuid()))
+                .filter(task_comments::task_id.eq(task_id.as_uuid()))
+                .into_boxed()
+        };
+        let mut query = thread();
+        if let Some(cursor) = page.cursor {
+            let known: Option<Uuid> = thread()
+                .filter(task_comments::id.eq(cursor.id()))
+                .select(task_comments::id)
+                .first(&mut conn)
+                .await
+                .optional()
+                .map_err(db_error)?;
+            let after = known.ok_or_else(Cursor::unknown)?;
+            query = query.filter(task_comments::id.gt(after));
+        }
+        let rows: Vec<CommentRow> = query
+            .order(task_comments::id)
+            .limit(i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX))
+            .select(CommentRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(db_error)?;
+        let comments = rows
+            .into_iter()
+            .map(CommentRow::into_domain)
+            .collect::<DomainResult<Vec<_>>>()?;
+        Ok(Page::from_fetched(comments, page.limit, |c| c.id.as_uuid()))
+    }
+
+    async fn get_comment(&self, team: TeamId, id: CommentId) -> DomainResult<Comment> {
+        let mut conn = self.conn().await?;
+        task_comments::table
+            .filter(task_comments::team_id.eq(team.as_uuid()))
+            .filter(task_comments::id.eq(id.as_uuid()))
+            .select(CommentRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(db_error)?
+            .ok_or(not_found(Resource::Comment))?
+            .into_domain()
+    }
+
+    async fn update_comment(
+        &self,
+        team: TeamId,
+        id: CommentId,
+        decide: &CommentEdit<'_>,
+    ) -> DomainResult<Comment> {
+        let mut conn = self.conn().await?;
+        conn.transaction::<_, Failure, _>(async |conn| {
+            let key = task_comments::table
+                .filter(task_comments::team_id.eq(team.as_uuid()))
+                .filter(task_comments::id.eq(id.as_uuid()));
+            let current = key
+                .select(CommentRow::as_select())
+                .for_update()
+                .first(conn)
+                .await
+                .optional()?
+                .ok_or(not_found(Resource::Comment))?
+                .into_domain()?;
+            let next = decide(&current)?;
+            if next != current {
+                diesel::update(key)
+                    .set(CommentRow::from_domain(&next))
+                    .execute(conn)
+                    .await?;
+            }
+            Ok(next)
+        })
+        .await
+        .map_err(Into::into)
+    }
+}

@@ -1,0 +1,244 @@
+//! `CommentStore` (API contract 14.1): a thread in order with its events, edits and soft
+//! deletes, team scope, hidden tasks refused with nothing written.
+
+use procflow_domain::actor::{Actor, Assignee};
+use procflow_domain::error::{DomainError, Resource};
+use procflow_domain::event::EventPayload;
+use procflow_domain::ids::CommentId;
+use procflow_domain::service::{AddComment, UpdateTask};
+use procflow_domain::values::{Cursor, Limit, PageRequest};
+use uuid::Uuid;
+
+use super::env::{Env, conformance_test};
+use super::logic::onboarding;
+use super::support::{Started, published, start, started};
+
+fn said(text: &str, by: Option<&str>) -> AddComment {
+    AddComment {
+        text: text.to_owned(),
+        actor_email: by.map(|e| e.parse().unwrap()),
+        attachment_ids: Vec::new(),
+    }
+}
+
+fn page(limit: i64, cursor: Option<Uuid>) -> PageRequest {
+    PageRequest {
+        limit: Limit::new(limit).unwrap(),
+        cursor: cursor.map(Cursor::after),
+    }
+}
+
+conformance_test!(a_thread_is_kept_in_order_with_its_events);
+async fn a_thread_is_kept_in_order_with_its_events(env: Env) {
+    let Started { run, tasks, .. } = started(&env).await;
+    let task = tasks[1].id;
+    // Assigned to someone outside the team: emailed, unless they wrote it.
+    env.procflow
+        .update_task(
+            &env.team,
+            run.id,
+            task,
+            UpdateTask {
+                assignee: Some(Some(Assignee::Email("out@side.example".parse().unwrap()))),
+                ..UpdateTask::default()
+            },
+        )
+        .await
+        .unwrap();
+    let first = env
+        .comments
+        .add(
+            &env.team,
+            run.id,
+            task,
+            said("@member@a.example see clause 4", Some("admin@a.example")),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(first.author, Actor::User(_)));
+    assert_eq!(
+        first.author_email.as_ref().unwrap().as_str(),
+        "admin@a.example"
+    );
+    assert_eq!(first.mentions.len(), 1);
+    let second = env
+        .comments
+        .add(&env.team, run.id, task, said("second", None))
+        .await
+        .unwrap();
+    assert_eq!(second.author, Actor::Api);
+
+    let all = env
+        .comments
+        .list(&env.team, run.id, task, page(1, None))
+        .await
+        .unwrap();
+    assert_eq!(all.items, std::slice::from_ref(&first));
+    assert!(all.has_more);
+    let rest = env
+        .comments
+        .list(&env.team, run.id, task, page(10, Some(first.id.as_uuid())))
+        .await
+        .unwrap();
+    assert_eq!(rest.items, std::slice::from_ref(&second));
+    assert!(!rest.has_more);
+    let unknown = env
+        .comments
+        .list(&env.team, run.id, task, page(10, Some(Uuid::from_u128(7))))
+        .await;
+    assert!(
+        matches!(unknown, Err(DomainError::Validation(_))),
+        "{unknown:?}"
+    );
+
+    let events = env.events().await;
+    let created = events
+        .iter()
+        .filter(|e| e.payload.name() == "task.comment_created")
+        .count();
+    assert_eq!(created, 2);
+    let notices: Vec<(String, bool)> = events
+        .iter()
+        .filter_map(|e| match &e.payload {
+            EventPayload::CommentNotice {
+                email, mentioned, ..
+            } => Some((email.to_string(), *mentioned)),
+            _ => None,
+        })
+        .collect();
+    // The first: the member mentioned and the assignee; the second: the assignee.
+    assert_eq!(
+        notices,
+        [
+            ("member@a.example".to_owned(), true),
+            ("out@side.example".to_owned(), false),
+            ("out@side.example".to_owned(), false),
+        ]
+    );
+}
+
+conformance_test!(edits_and_deletes_keep_the_comment_in_its_thread);
+async fn edits_and_deletes_keep_the_comment_in_its_thread(env: Env) {
+    let Started { run, tasks, .. } = started(&env).await;
+    let task = tasks[0].id;
+    let comment = env
+        .comments
+        .add(&env.team, run.id, task, said("draft", None))
+        .await
+        .unwrap();
+    env.clock.advance(time::Duration::minutes(5));
+    let edited = env
+        .comments
+        .edit(&env.team, comment.id, "@member@a.example final")
+        .await
+        .unwrap();
+    assert_eq!(edited.text, "@member@a.example final");
+    assert_eq!(edited.mentions.len(), 1);
+    assert_eq!(edited.edited_at, Some(env.clock_now()));
+    let deleted = env.comments.delete(&env.team, comment.id).await.unwrap();
+    assert!(deleted.deleted);
+    assert!(deleted.text.is_empty() && deleted.mentions.is_empty());
+    // Again: nothing changes.
+    assert_eq!(
+        env.comments.delete(&env.team, comment.id).await.unwrap(),
+        deleted
+    );
+    let refused = env.comments.edit(&env.team, comment.id, "back").await;
+    assert!(
+        matches!(refused, Err(DomainError::Conflict(_))),
+        "{refused:?}"
+    );
+    let thread = env
+        .comments
+        .list(&env.team, run.id, task, page(10, None))
+        .await
+        .unwrap();
+    assert_eq!(thread.items, [deleted]);
+}
+
+conformance_test!(another_teams_comments_are_not_found);
+async fn another_teams_comments_are_not_found(env: Env) {
+    let Started { run, tasks, .. } = started(&env).await;
+    let comment = env
+        .comments
+        .add(&env.team, run.id, tasks[0].id, said("ours", None))
+        .await
+        .unwrap();
+    let not_comment = Err(DomainError::NotFound(Resource::Comment));
+    assert_eq!(
+        env.store.get_comment(env.other.id, comment.id).await,
+        not_comment
+    );
+    assert_eq!(
+        env.comments.edit(&env.other, comment.id, "theirs").await,
+        not_comment
+    );
+    assert_eq!(
+        env.comments.delete(&env.other, comment.id).await,
+        not_comment
+    );
+    let missing = CommentId::from_uuid(Uuid::from_u128(99));
+    assert_eq!(
+        env.store.get_comment(env.team.id, missing).await,
+        not_comment
+    );
+    let not_run = DomainError::NotFound(Resource::Run);
+    assert_eq!(
+        env.comments
+            .add(&env.other, run.id, tasks[0].id, said("x", None))
+            .await
+            .unwrap_err(),
+        not_run
+    );
+    assert_eq!(
+        env.comments
+            .list(&env.other, run.id, tasks[0].id, page(10, None))
+            .await
+            .unwrap_err(),
+        not_run
+    );
+    assert_eq!(
+        env.store
+            .get_comment(env.team.id, comment.id)
+            .await
+            .unwrap(),
+        comment
+    );
+}
+
+conformance_test!(a_hidden_task_refuses_comments_and_nothing_is_written);
+async fn a_hidden_task_refuses_comments_and_nothing_is_written(env: Env) {
+    let template = published(&env, &env.team, onboarding()).await;
+    let run = env
+        .procflow
+        .create_run(&env.team, start(&template))
+        .await
+        .unwrap();
+    let tasks = env
+        .store
+        .list_tasks(env.team.id, run.id, page(100, None))
+        .await
+        .unwrap()
+        .items;
+    let hidden = tasks.iter().find(|t| t.hidden).unwrap().id;
+    let refused = env
+        .comments
+        .add(&env.team, run.id, hidden, said("hello", None))
+        .await;
+    assert!(
+        matches!(refused, Err(DomainError::TaskHidden { .. })),
+        "{refused:?}"
+    );
+    let events = env.events().await;
+    assert!(
+        events
+            .iter()
+            .all(|e| !e.payload.name().starts_with("task.comment"))
+    );
+    let thread = env
+        .comments
+        .list(&env.team, run.id, hidden, page(10, None))
+        .await
+        .unwrap();
+    assert!(thread.items.is_empty());
+}

@@ -1,6 +1,6 @@
 """Drives `procflow mcp` with the official Python MCP SDK (an MCP client independent of the
 server's SDK): lists the tools, starts a run, finds its task in my_tasks, completes it with a
-value, and sees an API refusal come back as a tool error; then lists the tools of a read key.
+value, comments on it, and sees an API refusal come back as a tool error; then lists the tools of a read key.
 Prints one JSON object of what it saw; the Rust test (crates/procflow-server/tests/server/mcp.rs)
 asserts on it. Reads PROCFLOW_BIN, PROCFLOW_API_URL, WRITE_KEY, READ_KEY, TEMPLATE_ID and
 ACTOR_EMAIL from the environment."""
@@ -51,6 +51,10 @@ async def with_write_key(seen):
             seen["completed"] = updated["completed"]
             seen["value"] = next(e["value"] for e in updated["custom_elements"]
                                  if e["id"] == name["id"])
+            commented = await session.call_tool("comment_on_task", {
+                "run_id": run["id"], "task_id": task["id"], "text": "Filled in via MCP"})
+            seen["comment_error"] = commented.is_error
+            seen["comment_text"] = payload(commented)["data"]["text"]
             email = next(e for e in task["custom_elements"] if e["label"] == "Personal email")
             refused = await session.call_tool("update_task", {
                 "run_id": run["id"], "task_id": task["id"],

@@ -1,7 +1,7 @@
 //! The tools: each one operation of the REST API, named by its `operationId` in the document
 //! the server serves. A tool's input schema is built from that operation (its path and query
 //! parameters and its JSON body, `schema`), so nothing of it is written here a second time.
-//! Adding a tool (`comment_on_task` once comments land) is one row.
+//! Adding a tool is one row.
 
 /// One tool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,5 +84,13 @@ pub const TOOLS: &[ToolSpec] = &[
         renames: &[("id", "run_id")],
         reads: false,
         purpose: "Share a run with a guest by link, optionally inviting them by email.",
+    },
+    ToolSpec {
+        name: "comment_on_task",
+        operation_id: "createTaskComment",
+        renames: &[("id", "run_id")],
+        reads: false,
+        purpose: "Comment on a task of a run (plain text; @email mentions an active member, who \
+                  is emailed, as is the task's assignee).",
     },
 ];

@@ -92,7 +92,7 @@ async fn an_mcp_client_drives_procflow_through_the_api() {
     let seen: Value = serde_json::from_slice(&output.stdout).expect("the driver's JSON");
 
     let mut all: Vec<&str> = READ_TOOLS.to_vec();
-    all.extend(["share_run", "start_run", "update_task"]);
+    all.extend(["comment_on_task", "share_run", "start_run", "update_task"]);
     all.sort_unstable();
     assert_eq!(seen["write_tools"], serde_json::json!(all));
     assert_eq!(seen["read_tools"], serde_json::json!(READ_TOOLS));
@@ -126,6 +126,12 @@ async fn an_mcp_client_drives_procflow_through_the_api() {
     assert_eq!(seen["update_error"], false);
     assert_eq!(seen["completed"], true);
     assert_eq!(seen["value"], "Ada Lovelace");
+    assert_eq!(seen["comment_error"], false);
+    assert_eq!(seen["comment_text"], "Filled in via MCP");
+    assert_eq!(
+        seen["schemas"]["comment_on_task"]["required"],
+        serde_json::json!(["run_id", "task_id", "text"])
+    );
     assert_eq!(seen["refused_is_error"], true);
     assert_eq!(seen["refused"]["error"]["status"], 400);
     assert_eq!(seen["refused"]["error"]["code"], "validation_error");

@@ -32,6 +32,9 @@ named! {
         TaskOverdue = "task_overdue",
         /// A task is ready to start: every task it depends on is done (API contract 12.2).
         TaskReady = "task_ready",
+        /// A schedule's occurrence started no run (API contract 13.1): to each of the team's
+        /// admins.
+        ScheduleFailed = "schedule_failed",
     }
 }
 
@@ -54,19 +57,24 @@ named! {
 pub struct MailContent {
     /// The team's name: the sender's name and the signature.
     pub team_name: String,
-    /// The run's title.
+    /// The run's title; the schedule's name (a schedule's failure).
     pub run_title: String,
     /// The task's title (assignment and overdue notices).
     pub task_title: Option<String>,
-    /// The task's due date (assignment and overdue notices).
+    /// The task's due date (assignment and overdue notices); the occurrence that started no
+    /// run (a schedule's failure).
     #[serde(with = "time::serde::rfc3339::option")]
     pub due_date: Option<OffsetDateTime>,
     /// The link that opens the run for a guest: invitations, reminders, and notices to the
     /// run's guest.
     pub share_url: Option<String>,
+    /// What went wrong (a schedule's failure); absent from emails queued before there was
+    /// such a message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
-/// An email to queue: one per event at most (the event's id names it).
+/// An email to queue: one per event and recipient at most (the event's id names it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewMail {
     /// Its id.
@@ -125,6 +133,7 @@ impl ClaimedMail {
     ///         task_title: None,
     ///         due_date: None,
     ///         share_url: None,
+    ///         problem: None,
     ///     },
     ///     attempt: 1,
     ///     lease: id,

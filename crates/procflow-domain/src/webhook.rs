@@ -40,6 +40,8 @@ named! {
         StepCompleted = "process_step.completed",
         /// A task stopped being blocked: every task it depends on is done (API contract 12.2).
         StepUnblocked = "process_step.unblocked",
+        /// A schedule's due occurrence started no run (API contract 13.1).
+        ScheduleFailed = "schedule.failed",
     }
 }
 

@@ -213,7 +213,7 @@ fn refused_field(error: DomainError) -> String {
 
 /// The run an event is about.
 fn run_of(event: &Event) -> RunId {
-    event.payload.run_id()
+    event.payload.run_id().expect("an event about a run")
 }
 
 impl World {

@@ -90,6 +90,7 @@ async fn queued(store: &InMemoryStore) {
                 task_title: None,
                 due_date: None,
                 share_url: None,
+                problem: None,
             },
             created_at: NOW,
         }])

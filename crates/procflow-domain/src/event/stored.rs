@@ -14,8 +14,11 @@
 //! 4. 2026-11-26: as 3, with `"version": 4` beside the event's fields.
 //! 5. 2026-11-27: as 4, and the kind `task_unblocked` (process logic), which an instance that
 //!    reads only up to 4 must set aside rather than misread.
+//! 6. 2026-11-28: as 5, and the kind `schedule_failed` (a schedule's occurrence that started
+//!    no run, so an event about no run), which an instance that reads only up to 5 must set
+//!    aside rather than misread.
 //!
-//! Versions 1 to 3 carry no version field; 2, 3 and 4 read as 5 does. A change of shape bumps
+//! Versions 1 to 3 carry no version field; 2 to 5 read as 6 does. A change of shape bumps
 //! [`EVENT_VERSION`] and teaches [`from_stored`] the older one, so that events queued before an
 //! upgrade are still delivered after it.
 
@@ -25,7 +28,7 @@ use serde_json::Value;
 use super::Event;
 
 /// The version of the shape [`to_stored`] writes.
-pub const EVENT_VERSION: u32 = 5;
+pub const EVENT_VERSION: u32 = 6;
 
 /// The first version written with a version field.
 const FIRST_VERSIONED: u32 = 4;

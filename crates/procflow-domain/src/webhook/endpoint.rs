@@ -30,7 +30,7 @@ named! {
 /// let names = EventNames::parse(&["process_run.completed".to_owned()]).unwrap();
 /// assert!(names.contains(WebhookEvent::RunCompleted));
 /// assert!(!names.contains(WebhookEvent::RunCreated));
-/// assert_eq!(EventNames::all().iter().count(), 4);
+/// assert_eq!(EventNames::all().iter().count(), 5);
 /// assert!(EventNames::parse(&[]).is_err());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]

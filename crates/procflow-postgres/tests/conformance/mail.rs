@@ -30,6 +30,7 @@ fn mail(env: &Env, n: u128, event: u128, at: OffsetDateTime) -> NewMail {
             task_title: None,
             due_date: None,
             share_url: Some("https://a.example/instance/x?token=t".into()),
+            problem: None,
         },
         created_at: at,
     }

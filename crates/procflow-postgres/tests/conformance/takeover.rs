@@ -79,6 +79,7 @@ async fn enqueue(env: &Env, count: u128) {
                 task_title: None,
                 due_date: None,
                 share_url: Some("https://a.example/instance/x?token=t".into()),
+                problem: None,
             },
             created_at: now,
         })

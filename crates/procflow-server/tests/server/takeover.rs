@@ -165,6 +165,7 @@ fn invitation(team: &Team) -> NewMail {
             task_title: None,
             due_date: None,
             share_url: Some("http://workers.example/instance/x?token=t".into()),
+            problem: None,
         },
         created_at: time::OffsetDateTime::now_utc(),
     }

@@ -23,7 +23,8 @@ async fn an_endpoint_is_registered_read_changed_and_deleted_its_secret_shown_onc
             "process_run.created",
             "process_run.completed",
             "process_step.completed",
-            "process_step.unblocked"
+            "process_step.unblocked",
+            "schedule.failed"
         ])
     );
     assert_eq!(

@@ -43,6 +43,7 @@ mod api {
     pub mod rate_limit;
     pub mod round_two;
     pub mod runs;
+    pub mod schedule_failures;
     pub mod schedules;
     pub mod scopes;
     pub mod sharing;

@@ -7,7 +7,9 @@ use time::OffsetDateTime;
 
 use crate::actor::{Actor, Assignee};
 use crate::comment::CommentSnapshot;
-use crate::ids::{EventId, GuestId, RunId, SectionId, TaskId, TeamId, TemplateId, TemplateTaskId};
+use crate::ids::{
+    EventId, GuestId, RunId, ScheduleId, SectionId, TaskId, TeamId, TemplateId, TemplateTaskId,
+};
 use crate::run::RunStatus;
 use crate::values::Email;
 
@@ -121,6 +123,23 @@ pub enum EventPayload {
         /// Whether the comment mentions them (else they are the task's assignee).
         mentioned: bool,
     },
+    /// A schedule's due occurrence started no run (API contract 13.1): the template is
+    /// unpublished or archived, or the pre-fill no longer fits. The team's admins are told.
+    ScheduleFailed {
+        /// The schedule.
+        schedule_id: ScheduleId,
+        /// Its name, for the email.
+        schedule_name: Option<String>,
+        /// The template it starts runs from.
+        template_id: TemplateId,
+        /// The occurrence that started nothing.
+        #[serde(with = "time::serde::rfc3339")]
+        occurrence_at: OffsetDateTime,
+        /// The error code, as an API answer would carry it (`last_error.code`).
+        code: String,
+        /// What went wrong, for people (`last_error.message`).
+        message: String,
+    },
 }
 
 impl EventPayload {
@@ -152,22 +171,42 @@ impl EventPayload {
             Self::TaskUnblocked { .. } => "process_step.unblocked",
             Self::CommentCreated { .. } => "task.comment_created",
             Self::CommentNotice { .. } => "task.comment_notice",
+            Self::ScheduleFailed { .. } => "schedule.failed",
         }
     }
 
-    /// The run the event is about.
+    /// The run the event is about; `None` for a schedule's failure, which started none.
+    ///
+    /// ```
+    /// use procflow_domain::event::EventPayload;
+    /// use procflow_domain::ids::{ScheduleId, TemplateId};
+    ///
+    /// let failed = EventPayload::ScheduleFailed {
+    ///     schedule_id: ScheduleId::from_uuid(uuid::Uuid::nil()),
+    ///     schedule_name: None,
+    ///     template_id: TemplateId::from_uuid(uuid::Uuid::nil()),
+    ///     occurrence_at: time::OffsetDateTime::UNIX_EPOCH,
+    ///     code: "template_not_published".into(),
+    ///     message: "the template is not published".into(),
+    /// };
+    /// assert_eq!(failed.run_id(), None);
+    /// assert_eq!(failed.name(), "schedule.failed");
+    /// ```
     #[must_use]
-    pub const fn run_id(&self) -> RunId {
+    pub const fn run_id(&self) -> Option<RunId> {
         match self {
-            Self::RunCreated { run, .. } | Self::RunCompleted { run } => run.id,
+            Self::RunCreated { run, .. } | Self::RunCompleted { run } => Some(run.id),
             Self::TaskCompleted { task }
             | Self::TaskAssigned { task, .. }
             | Self::TaskOverdue { task, .. }
-            | Self::TaskUnblocked { task, .. } => task.instance_id,
-            Self::GuestInvited { run_id, .. } | Self::GuestReminderDue { run_id, .. } => *run_id,
-            Self::CommentCreated { comment } | Self::CommentNotice { comment, .. } => {
-                comment.run_id
+            | Self::TaskUnblocked { task, .. } => Some(task.instance_id),
+            Self::GuestInvited { run_id, .. } | Self::GuestReminderDue { run_id, .. } => {
+                Some(*run_id)
             }
+            Self::CommentCreated { comment } | Self::CommentNotice { comment, .. } => {
+                Some(comment.run_id)
+            }
+            Self::ScheduleFailed { .. } => None,
         }
     }
 }

@@ -35,6 +35,9 @@ named! {
         /// A comment was written on a task the recipient is assigned, or mentions them (API
         /// contract 14.1).
         TaskComment = "task_comment",
+        /// A schedule's occurrence started no run (API contract 13.1): to each of the team's
+        /// admins.
+        ScheduleFailed = "schedule_failed",
     }
 }
 
@@ -57,16 +60,21 @@ named! {
 pub struct MailContent {
     /// The team's name: the sender's name and the signature.
     pub team_name: String,
-    /// The run's title.
+    /// The run's title; the schedule's name (a schedule's failure).
     pub run_title: String,
     /// The task's title (assignment and overdue notices).
     pub task_title: Option<String>,
-    /// The task's due date (assignment and overdue notices).
+    /// The task's due date (assignment and overdue notices); the occurrence that started no
+    /// run (a schedule's failure).
     #[serde(with = "time::serde::rfc3339::option")]
     pub due_date: Option<OffsetDateTime>,
     /// The link that opens the run for a guest: invitations, reminders, and notices to the
     /// run's guest.
     pub share_url: Option<String>,
+    /// What went wrong (a schedule's failure); absent from emails queued before there was
+    /// such a message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
     /// The comment a comment notice tells of (absent from emails queued before comments).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<MailComment>,
@@ -83,7 +91,7 @@ pub struct MailComment {
     pub mentioned: bool,
 }
 
-/// An email to queue: one per event at most (the event's id names it).
+/// An email to queue: one per event and recipient at most (the event's id names it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewMail {
     /// Its id.
@@ -143,6 +151,7 @@ impl ClaimedMail {
     ///         due_date: None,
     ///         share_url: None,
     ///         comment: None,
+    ///         problem: None,
     ///     },
     ///     attempt: 1,
     ///     lease: id,

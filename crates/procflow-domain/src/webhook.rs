@@ -42,6 +42,8 @@ named! {
         StepUnblocked = "process_step.unblocked",
         /// A comment was written on a task (API contract 14.1).
         CommentCreated = "task.comment_created",
+        /// A schedule's due occurrence started no run (API contract 13.1).
+        ScheduleFailed = "schedule.failed",
     }
 }
 

@@ -213,7 +213,10 @@ fn refused_field(error: DomainError) -> String {
 
 /// The run an event is about.
 fn run_of(event: &Event) -> RunId {
-    event.payload.run_id()
+    match event.payload.run_id() {
+        Some(run) => run,
+        None => panic!("expected an event about a run, got {event:?}"),
+    }
 }
 
 impl World {

@@ -32,9 +32,11 @@ impl MailQueue for InMemoryStore {
     async fn enqueue_mail(&self, mails: &[NewMail]) -> DomainResult<()> {
         let rows = &mut self.state().mail.mails;
         for mail in mails {
-            let queued = rows
-                .iter()
-                .any(|row| row.mail.team_id == mail.team_id && row.mail.event_id == mail.event_id);
+            let queued = rows.iter().any(|row| {
+                row.mail.team_id == mail.team_id
+                    && row.mail.event_id == mail.event_id
+                    && row.mail.recipient == mail.recipient
+            });
             if !queued {
                 rows.push(MailRow {
                     mail: mail.clone(),

@@ -7,7 +7,7 @@ use crate::store::InMemoryStore;
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::ids::{ApiKeyId, TeamId, UserId};
 use procflow_domain::ports::TeamStore;
-use procflow_domain::team::{ApiKey, Member, Subscription, Team};
+use procflow_domain::team::{ApiKey, Member, Role, Subscription, Team};
 use procflow_domain::values::Email;
 
 #[async_trait]
@@ -44,6 +44,18 @@ impl TeamStore for InMemoryStore {
             .iter()
             .find(|m| m.team_id == team && m.id == user)
             .cloned())
+    }
+
+    async fn active_admins(&self, team: TeamId) -> DomainResult<Vec<Member>> {
+        let mut admins: Vec<Member> = self
+            .state()
+            .members
+            .iter()
+            .filter(|m| m.team_id == team && m.role == Role::Admin && m.active)
+            .cloned()
+            .collect();
+        admins.sort_by_key(|m| (m.created_at, m.id));
+        Ok(admins)
     }
 
     async fn create_team(&self, team: &Team, admin: &Member) -> DomainResult<()> {

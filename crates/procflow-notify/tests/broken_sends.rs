@@ -91,6 +91,7 @@ async fn queued(store: &InMemoryStore) {
                 due_date: None,
                 share_url: None,
                 comment: None,
+                problem: None,
             },
             created_at: NOW,
         }])

@@ -102,7 +102,25 @@ pub struct CommentCreatedData {
     pub text_excerpt: String,
 }
 
-/// The data of an event: one of the shapes, by `event`.
+/// The data of `schedule.failed`: a schedule's occurrence that started no run (the template
+/// unpublished or archived, or the pre-fill no longer fitting it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleFailedData {
+    #[schema(format = "uuid")]
+    pub schedule_id: String,
+    #[schema(format = "uuid")]
+    pub template_id: String,
+    /// The occurrence that started no run.
+    #[schema(format = DateTime)]
+    pub occurrence_at: String,
+    /// The error code, as the schedule's `last_error.code`.
+    pub code: String,
+    /// What went wrong, as the schedule's `last_error.message`.
+    pub message: String,
+}
+
+/// The data of an event: one of the six shapes, by `event`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(untagged)]
 pub enum EventData {
@@ -116,6 +134,8 @@ pub enum EventData {
     StepUnblocked(StepUnblockedData),
     /// `task.comment_created`
     CommentCreated(CommentCreatedData),
+    /// `schedule.failed`
+    ScheduleFailed(ScheduleFailedData),
 }
 
 /// `{id, event, timestamp, test, data}`: what a webhook posts and the feed lists. `id` is the

@@ -24,7 +24,8 @@ async fn an_endpoint_is_registered_read_changed_and_deleted_its_secret_shown_onc
             "process_run.completed",
             "process_step.completed",
             "process_step.unblocked",
-            "task.comment_created"
+            "task.comment_created",
+            "schedule.failed"
         ])
     );
     assert_eq!(

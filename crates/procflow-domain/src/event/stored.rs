@@ -15,7 +15,9 @@
 //! 5. 2026-11-27: as 4, and the kind `task_unblocked` (process logic), which an instance that
 //!    reads only up to 4 must set aside rather than misread.
 //! 6. 2026-11-28: as 5, and the kinds `comment_created` and `comment_notice` (comments on
-//!    tasks), which an instance that reads only up to 5 must set aside rather than misread.
+//!    tasks) and `schedule_failed` (a schedule's occurrence that started no run, so an event
+//!    about no run), which an instance that reads only up to 5 must set aside rather than
+//!    misread.
 //!
 //! Versions 1 to 3 carry no version field; 2 to 5 read as 6 does. A change of shape bumps
 //! [`EVENT_VERSION`] and teaches [`from_stored`] the older one, so that events queued before an

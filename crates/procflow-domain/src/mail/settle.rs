@@ -47,7 +47,8 @@ impl MailSettlement {
     /// #     event_id: EventId::from_uuid(id), kind: MailKind::GuestInvitation,
     /// #     recipient: "guest@example.org".parse().unwrap(),
     /// #     content: MailContent { team_name: "Acme".into(), run_title: "Onboarding".into(),
-    /// #         task_title: None, due_date: None, share_url: None, comment: None },
+    /// #         task_title: None, due_date: None, share_url: None, comment: None,
+    /// #         problem: None },
     /// #     attempt: 1, lease: id };
     /// let schedule: RetrySchedule = "5s,5m".parse().unwrap();
     /// let busy = MailOutcome::Temporary("451 try later".into());

@@ -297,6 +297,12 @@ pub trait TeamStore: Send + Sync {
     /// Only store failures.
     async fn find_member(&self, team: TeamId, user: UserId) -> DomainResult<Option<Member>>;
 
+    /// The team's active admins, oldest first: who is told when a schedule fails.
+    ///
+    /// # Errors
+    /// Only store failures; a team without one answers an empty list.
+    async fn active_admins(&self, team: TeamId) -> DomainResult<Vec<Member>>;
+
     /// Creates a team with its first member (an admin).
     ///
     /// # Errors

@@ -59,7 +59,9 @@ impl Mailer {
     }
 
     /// Queues the emails `events` call for: a guest's invitation and reminder, a task's
-    /// assignment, overdue and ready-to-start notices. Safe to repeat (the queue keeps one email per event).
+    /// assignment, overdue and ready-to-start notices, and a schedule's failure (one to each
+    /// active admin of the team). Safe to repeat (the queue keeps one email per event and
+    /// recipient).
     /// Answers how many were queued.
     ///
     /// # Errors
@@ -68,7 +70,9 @@ impl Mailer {
         let mut lookups = Lookups::default();
         let mut mails = Vec::new();
         for event in events {
-            if let Some(mail) = self.mail_for(event, &mut lookups).await? {
+            if let EventPayload::ScheduleFailed { .. } = &event.payload {
+                mails.extend(self.admin_mails(event, &mut lookups).await?);
+            } else if let Some(mail) = self.mail_for(event, &mut lookups).await? {
                 mails.push(mail);
             }
         }
@@ -108,6 +112,7 @@ impl Mailer {
                     task_title: Some(task_title.clone()),
                     due_date: None,
                     share_url: link,
+                    problem: None,
                     comment: Some(MailComment {
                         author: comment.author_email.as_ref().map_or_else(
                             || match comment.author {
@@ -203,9 +208,58 @@ impl Mailer {
                 due_date: task.and_then(|task| task.due_date),
                 share_url,
                 comment: None,
+                problem: None,
             },
             created_at: self.ports.clock.now(),
         }))
+    }
+
+    /// A schedule's failure, told to each active admin of the team (none when it has none).
+    async fn admin_mails(
+        &self,
+        event: &Event,
+        lookups: &mut Lookups,
+    ) -> DomainResult<Vec<NewMail>> {
+        let EventPayload::ScheduleFailed {
+            schedule_id,
+            schedule_name,
+            occurrence_at,
+            code,
+            message,
+            ..
+        } = &event.payload
+        else {
+            return Ok(Vec::new());
+        };
+        let admins = self.ports.teams.active_admins(event.team_id).await?;
+        if admins.is_empty() {
+            return Ok(Vec::new());
+        }
+        let team = self.team(event.team_id, lookups).await?;
+        let content = MailContent {
+            team_name: team.name.clone(),
+            run_title: schedule_name
+                .clone()
+                .unwrap_or_else(|| format!("schedule {schedule_id}")),
+            task_title: None,
+            due_date: Some(*occurrence_at),
+            share_url: None,
+            problem: Some(format!("{message} ({code})")),
+            comment: None,
+        };
+        let now = self.ports.clock.now();
+        Ok(admins
+            .into_iter()
+            .map(|admin| NewMail {
+                id: EmailId::from_uuid(self.ports.ids.new_id()),
+                team_id: event.team_id,
+                event_id: event.id,
+                kind: MailKind::ScheduleFailed,
+                recipient: admin.email,
+                content: content.clone(),
+                created_at: now,
+            })
+            .collect())
     }
 
     /// Where a task's notice goes: the address the event names, the external assignee's, or

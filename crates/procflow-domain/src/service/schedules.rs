@@ -9,7 +9,8 @@ use time::OffsetDateTime;
 use super::{CreateRun, Procflow};
 use crate::error::{DomainError, DomainResult, ValidationError};
 use crate::etag::IfMatch;
-use crate::ids::{RunId, ScheduleId, TemplateId};
+use crate::event::{Event, EventPayload};
+use crate::ids::{EventId, RunId, ScheduleId, TemplateId};
 use crate::ports::{Occurrence, ScheduleFilter, ScheduleStore, Settlement};
 use crate::run::Prefill;
 use crate::schedule::{Recurrence, Schedule, ScheduleFailure, ScheduledRun, Timezone, check_name};
@@ -262,14 +263,32 @@ impl Schedules {
         let occurrence = match self.procflow.prepare_run(&team, request).await {
             Ok(new_run) => Occurrence::Started(Box::new(new_run)),
             Err(error @ DomainError::Store(_)) => return Err(error),
-            Err(error) => Occurrence::Failed {
-                failure: ScheduleFailure {
+            Err(error) => {
+                let failure = ScheduleFailure {
                     code: error.code().as_str().to_owned(),
                     message: error.to_string(),
                     at,
-                },
-                events: Vec::new(),
-            },
+                };
+                // Written with `last_error` in the settling transaction: the webhook, the
+                // feed and the admins' email come from this one event.
+                let event = Event {
+                    id: EventId::from_uuid(self.procflow.ports.ids.new_id()),
+                    team_id: schedule.team_id,
+                    occurred_at: now,
+                    payload: EventPayload::ScheduleFailed {
+                        schedule_id: schedule.id,
+                        schedule_name: schedule.name.clone(),
+                        template_id: schedule.template_id,
+                        occurrence_at: at,
+                        code: failure.code.clone(),
+                        message: failure.message.clone(),
+                    },
+                };
+                Occurrence::Failed {
+                    failure,
+                    events: vec![event],
+                }
+            }
         };
         let settlement = Settlement {
             team_id: schedule.team_id,

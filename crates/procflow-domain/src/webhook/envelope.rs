@@ -10,7 +10,7 @@ use super::WebhookEvent;
 use crate::actor::{Actor, Assignee};
 use crate::event::{Event, EventPayload};
 use crate::ids::{
-    CommentId, EventId, RunId, SectionId, TaskId, TemplateId, TemplateTaskId, UserId,
+    CommentId, EventId, RunId, ScheduleId, SectionId, TaskId, TemplateId, TemplateTaskId, UserId,
 };
 use crate::values::Email;
 
@@ -129,11 +129,25 @@ pub enum EnvelopeData {
         /// At most 200 characters of its text.
         text_excerpt: String,
     },
+    /// `schedule.failed` (API contract 13.1).
+    ScheduleFailed {
+        /// The schedule.
+        schedule_id: ScheduleId,
+        /// The template it starts runs from.
+        template_id: TemplateId,
+        /// The occurrence that started no run.
+        #[serde(with = "time::serde::rfc3339")]
+        occurrence_at: OffsetDateTime,
+        /// The error code (`last_error.code`).
+        code: String,
+        /// What went wrong (`last_error.message`).
+        message: String,
+    },
 }
 
 /// The webhook event a domain event is, if any: runs created and completed, completions of
-/// tasks with `webhook_enabled` (other task completions raise no webhook), and tasks
-/// unblocked.
+/// tasks with `webhook_enabled` (other task completions raise no webhook), tasks unblocked,
+/// and schedules' failed occurrences.
 #[must_use]
 pub fn webhook_event(payload: &EventPayload) -> Option<WebhookEvent> {
     match payload {
@@ -144,6 +158,7 @@ pub fn webhook_event(payload: &EventPayload) -> Option<WebhookEvent> {
         }
         EventPayload::TaskUnblocked { .. } => Some(WebhookEvent::StepUnblocked),
         EventPayload::CommentCreated { .. } => Some(WebhookEvent::CommentCreated),
+        EventPayload::ScheduleFailed { .. } => Some(WebhookEvent::ScheduleFailed),
         _ => None,
     }
 }
@@ -171,7 +186,7 @@ impl People {
         };
         match actor {
             Some(Actor::User(user)) => (Some(user), None),
-            Some(Actor::Guest) => (None, Some(payload.run_id())),
+            Some(Actor::Guest) => (None, payload.run_id()),
             Some(Actor::Api) | None => (None, None),
         }
     }
@@ -250,6 +265,20 @@ impl Envelope {
                 },
                 text_excerpt: comment.text_excerpt.clone(),
             },
+            EventPayload::ScheduleFailed {
+                schedule_id,
+                template_id,
+                occurrence_at,
+                code,
+                message,
+                ..
+            } => EnvelopeData::ScheduleFailed {
+                schedule_id: *schedule_id,
+                template_id: *template_id,
+                occurrence_at: *occurrence_at,
+                code: code.clone(),
+                message: message.clone(),
+            },
             _ => return None,
         };
         Some(Self {
@@ -313,6 +342,13 @@ impl Envelope {
                 instance_id: RunId::from_uuid(nil),
                 author: api,
                 text_excerpt: "A sample comment".to_owned(),
+            },
+            WebhookEvent::ScheduleFailed => EnvelopeData::ScheduleFailed {
+                schedule_id: ScheduleId::from_uuid(nil),
+                template_id: TemplateId::from_uuid(nil),
+                occurrence_at: now,
+                code: "template_not_published".to_owned(),
+                message: "Sample: the template is not published".to_owned(),
             },
         };
         Self {
@@ -451,6 +487,39 @@ mod tests {
                 "template_task_id": "00000000-0000-0000-0000-000000000005",
                 "title": "Sign",
                 "assignee": "ops@example.org"
+            })
+        );
+        let text = serde_json::to_string(&envelope).unwrap();
+        assert_eq!(serde_json::from_str::<Envelope>(&text).unwrap(), envelope);
+    }
+
+    #[test]
+    fn a_schedules_failure_carries_the_schedule_template_occurrence_and_error() {
+        let event = event(EventPayload::ScheduleFailed {
+            schedule_id: ScheduleId::from_uuid(Uuid::from_u128(8)),
+            schedule_name: Some("Weekly check".into()),
+            template_id: TemplateId::from_uuid(Uuid::from_u128(2)),
+            occurrence_at: datetime!(2026-01-05 9:00 UTC),
+            code: "template_not_published".into(),
+            message: "the template is not published".into(),
+        });
+        assert_eq!(People::needed(&event.payload), (None, None));
+        let envelope = Envelope::of(&event, &People::default()).unwrap();
+        assert_eq!(envelope.event, WebhookEvent::ScheduleFailed);
+        assert_eq!(
+            serde_json::to_value(&envelope).unwrap(),
+            json!({
+                "id": "00000000-0000-0000-0000-000000000009",
+                "event": "schedule.failed",
+                "timestamp": "2026-01-01T09:00:00Z",
+                "test": false,
+                "data": {
+                    "schedule_id": "00000000-0000-0000-0000-000000000008",
+                    "template_id": "00000000-0000-0000-0000-000000000002",
+                    "occurrence_at": "2026-01-05T09:00:00Z",
+                    "code": "template_not_published",
+                    "message": "the template is not published"
+                }
             })
         );
         let text = serde_json::to_string(&envelope).unwrap();

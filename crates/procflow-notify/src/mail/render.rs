@@ -115,6 +115,25 @@ pub fn render(kind: MailKind, content: &MailContent) -> Result<Rendered, RenderE
                 "Open the task",
             )
         }
+        MailKind::ScheduleFailed => {
+            let problem = content
+                .problem
+                .as_deref()
+                .map_or_else(|| "no reason was recorded".to_owned(), one_line);
+            let when = due.as_deref().unwrap_or("its last occurrence");
+            (
+                format!("Schedule “{run}” started no run"),
+                vec![
+                    format!(
+                        "The schedule “{run}” of {team} was due at {when} but started no run: {problem}."
+                    ),
+                    "It stays enabled and tries again at its next occurrence; publish the \
+                     template or correct the schedule's pre-fill before then."
+                        .to_owned(),
+                ],
+                "",
+            )
+        }
     };
     if matches!(
         kind,
@@ -178,6 +197,7 @@ mod tests {
             due_date: Some(datetime!(2026-01-05 9:00 UTC)),
             share_url: Some("https://acme.example/instance/r?token=a&b=<c>".into()),
             comment: None,
+            problem: None,
         }
     }
 
@@ -218,6 +238,27 @@ mod tests {
         assert!(mail.text.contains("It is due on 2026-01-05 09:00 UTC."));
         assert!(mail.text.contains("Open it here:"));
         assert!(mail.html.contains("Open the task"));
+    }
+
+    #[test]
+    fn a_schedules_failure_names_the_schedule_the_occurrence_and_the_problem() {
+        let mut content = content();
+        content.run_title = "Weekly\r\nBcc: x@evil.example check".into();
+        content.share_url = None;
+        content.problem = Some("the template is not <published> (template_not_published)".into());
+        let mail = render(MailKind::ScheduleFailed, &content).unwrap();
+        assert_eq!(
+            mail.subject,
+            "Schedule “Weekly  Bcc: x@evil.example check” started no run"
+        );
+        assert!(mail.text.contains("was due at 2026-01-05 09:00 UTC but started no run: the template is not <published> (template_not_published)."), "{}", mail.text);
+        assert!(mail.text.contains("It stays enabled"));
+        assert!(
+            mail.html.contains("not &#60;published&#62;"),
+            "{}",
+            mail.html
+        );
+        assert!(!mail.html.contains("<published>"));
     }
 
     #[test]

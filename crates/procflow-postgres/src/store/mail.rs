@@ -64,7 +64,8 @@ impl MailQueue for PgStore {
             .map(|m| serde_json::to_value(&m.content).map_err(|e| corrupt("email content", e)))
             .collect::<DomainResult<Vec<Value>>>()?;
         let mut conn = self.conn().await?;
-        // A fan-out repeated after a crash meets the unique index on (team_id, event_id).
+        // A fan-out repeated after a crash meets the unique index on (team_id, event_id,
+        // recipient).
         diesel::sql_query(
             "INSERT INTO emails \
                (team_id, id, event_id, kind, recipient, content, status, created_at, due_at) \

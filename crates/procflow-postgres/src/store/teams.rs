@@ -6,7 +6,7 @@ use diesel_async::{AsyncConnection, RunQueryDsl};
 use procflow_domain::error::{DomainResult, Resource};
 use procflow_domain::ids::{ApiKeyId, TeamId, UserId};
 use procflow_domain::ports::TeamStore;
-use procflow_domain::team::{ApiKey, Member, Subscription, Team};
+use procflow_domain::team::{ApiKey, Member, Role, Subscription, Team};
 use procflow_domain::values::Email;
 use time::OffsetDateTime;
 
@@ -89,6 +89,22 @@ impl TeamStore for PgStore {
             .map_err(db_error)?
             .map(MemberRow::into_domain)
             .transpose()
+    }
+
+    async fn active_admins(&self, team: TeamId) -> DomainResult<Vec<Member>> {
+        let mut conn = self.conn().await?;
+        members::table
+            .filter(members::team_id.eq(team.as_uuid()))
+            .filter(members::role.eq(Role::Admin.as_str()))
+            .filter(members::active.eq(true))
+            .order((members::created_at, members::id))
+            .select(MemberRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(db_error)?
+            .into_iter()
+            .map(MemberRow::into_domain)
+            .collect()
     }
 
     async fn create_team(&self, team: &Team, admin: &Member) -> DomainResult<()> {

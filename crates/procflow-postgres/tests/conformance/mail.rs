@@ -31,6 +31,7 @@ fn mail(env: &Env, n: u128, event: u128, at: OffsetDateTime) -> NewMail {
             due_date: None,
             share_url: Some("https://a.example/instance/x?token=t".into()),
             comment: None,
+            problem: None,
         },
         created_at: at,
     }

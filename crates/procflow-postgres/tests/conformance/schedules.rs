@@ -6,18 +6,24 @@ use std::sync::Arc;
 
 use procflow_domain::error::{DomainError, Resource};
 use procflow_domain::etag::{IfMatch, Tagged};
+use procflow_domain::event::EventPayload;
 use procflow_domain::ids::ScheduleId;
+use procflow_domain::mail::MailKind;
 use procflow_domain::ports::{ScheduleFilter, ScheduleStore};
 use procflow_domain::run::RunFilter;
 use procflow_domain::schedule::{Recurrence, Schedule, ScheduledInvite, ScheduledRun, Timezone};
-use procflow_domain::service::{NewSchedule, Ports, Procflow, SchedulePatch, Schedules};
+use procflow_domain::service::{
+    MailPorts, Mailer, NewSchedule, Ports, Procflow, SchedulePatch, Schedules,
+};
+use procflow_domain::team::{Member, Role};
 use procflow_domain::values::{Limit, PageRequest};
+use procflow_domain::webhook::WebhookEvent;
 use time::Duration;
 use time::macros::datetime;
 use uuid::Uuid;
 
-use super::env::{Env, Store, conformance_test};
-use super::support::{V7Ids, document, published};
+use super::env::{ClaimJobs, Env, Queues, Store, conformance_test};
+use super::support::{V7Ids, document, member, published};
 
 fn schedules_of(env: &Env, store: Arc<dyn Store>, procflow: Procflow) -> Schedules {
     let _ = env;
@@ -315,6 +321,129 @@ async fn an_occurrence_of_an_unpublished_template_records_why_and_stays_enabled(
     assert_eq!(tick.started.len(), 1, "{tick:?}");
     let recovered = service.get(&env.team, schedule.id).await.unwrap();
     assert_eq!(recovered.last_error, None);
+}
+
+conformance_test!(a_failed_occurrence_writes_one_event_and_one_email_per_active_admin_and_no_run);
+async fn a_failed_occurrence_writes_one_event_and_one_email_per_active_admin_and_no_run(env: Env) {
+    let team = &env.team;
+    // Admins: admin@a.example (from the env) and ops@a.example; an inactive admin and a
+    // member (member@a.example) are not told.
+    env.store
+        .add_member(&member(team, 3, "ops@a.example", Role::Admin))
+        .await
+        .unwrap();
+    let gone = member(team, 4, "gone@a.example", Role::Admin);
+    env.store.add_member(&gone).await.unwrap();
+    env.store
+        .update_member(&Member {
+            active: false,
+            ..gone
+        })
+        .await
+        .unwrap();
+    let template = published(&env, team, document()).await;
+    let service = schedules(&env);
+    let schedule = service.create(team, daily_noon(template.id)).await.unwrap();
+    let _ = env.events().await;
+    env.procflow
+        .publish_template(team, template.id, false)
+        .await
+        .unwrap();
+    let _ = env.events().await;
+
+    env.clock.advance(Duration::hours(2));
+    let tick = service.tick(100).await.unwrap();
+    assert_eq!(tick.failed.len(), 1, "{tick:?}");
+    let events = env.events().await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    let event = &events[0];
+    assert_eq!(event.team_id, team.id);
+    assert_eq!(
+        event.payload,
+        EventPayload::ScheduleFailed {
+            schedule_id: schedule.id,
+            schedule_name: Some("Daily check".into()),
+            template_id: template.id,
+            occurrence_at: datetime!(2026-03-01 11:00 UTC),
+            code: "template_not_published".into(),
+            message: service
+                .get(team, schedule.id)
+                .await
+                .unwrap()
+                .last_error
+                .expect("last_error")
+                .message,
+        }
+    );
+    assert!(
+        env.store
+            .list_runs(team.id, RunFilter::default(), all())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
+    // In the feed, by name.
+    let feed = env
+        .store
+        .list_events(team.id, Some(WebhookEvent::ScheduleFailed), all())
+        .await
+        .unwrap();
+    assert_eq!(
+        feed.items.iter().map(|e| e.id).collect::<Vec<_>>(),
+        vec![event.id]
+    );
+
+    // One email to each active admin, however often the fan-out runs.
+    let mailer = Mailer::new(MailPorts {
+        queue: env.store.clone(),
+        notices: env.store.clone(),
+        teams: env.store.clone(),
+        runs: env.store.clone(),
+        clock: env.clock.clone(),
+        ids: Arc::new(V7Ids),
+    });
+    assert_eq!(mailer.fan_out(&events).await.unwrap(), 2);
+    mailer.fan_out(&events).await.unwrap();
+    let now = env.clock_now();
+    let mut mails = env
+        .store
+        .mails()
+        .claim_jobs(10, now, now + Duration::seconds(30), Uuid::from_u128(1))
+        .await
+        .unwrap();
+    mails.sort_by(|a, b| a.recipient.as_str().cmp(b.recipient.as_str()));
+    assert_eq!(
+        mails
+            .iter()
+            .map(|m| (m.recipient.as_str(), m.kind, m.event_id))
+            .collect::<Vec<_>>(),
+        vec![
+            ("admin@a.example", MailKind::ScheduleFailed, event.id),
+            ("ops@a.example", MailKind::ScheduleFailed, event.id),
+        ]
+    );
+    assert_eq!(mails[0].content.run_title, "Daily check");
+    assert_eq!(
+        mails[0].content.due_date,
+        Some(datetime!(2026-03-01 11:00 UTC))
+    );
+    assert!(
+        mails[0]
+            .content
+            .problem
+            .as_deref()
+            .is_some_and(|p| p.ends_with("(template_not_published)")),
+        "{:?}",
+        mails[0].content
+    );
+
+    // The next failure raises its own event; the schedule stays enabled throughout.
+    env.clock.advance(Duration::days(1));
+    let tick = service.tick(100).await.unwrap();
+    assert_eq!(tick.failed.len(), 1, "{tick:?}");
+    assert_eq!(env.event_names().await, vec!["schedule.failed"]);
+    assert!(service.get(team, schedule.id).await.unwrap().enabled);
 }
 
 conformance_test!(disabled_and_finished_schedules_are_not_due);

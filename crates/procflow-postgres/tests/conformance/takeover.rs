@@ -80,6 +80,7 @@ async fn enqueue(env: &Env, count: u128) {
                 due_date: None,
                 share_url: Some("https://a.example/instance/x?token=t".into()),
                 comment: None,
+                problem: None,
             },
             created_at: now,
         })

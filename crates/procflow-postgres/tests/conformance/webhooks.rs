@@ -742,7 +742,7 @@ async fn the_feed_lists_the_teams_webhook_events_oldest_first(env: Env) {
     let ran = |events: &[procflow_domain::event::Event]| {
         events
             .iter()
-            .map(|e| e.payload.run_id())
+            .filter_map(|e| e.payload.run_id())
             .collect::<Vec<_>>()
     };
     assert_eq!(ran(&page.items), vec![runs[0].id, runs[1].id]);

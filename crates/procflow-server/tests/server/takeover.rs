@@ -166,6 +166,7 @@ fn invitation(team: &Team) -> NewMail {
             due_date: None,
             share_url: Some("http://workers.example/instance/x?token=t".into()),
             comment: None,
+            problem: None,
         },
         created_at: time::OffsetDateTime::now_utc(),
     }

@@ -102,7 +102,7 @@ fn version_two_events_read_as_they_were_written() {
     .unwrap();
     assert_eq!(
         invited.payload.run_id(),
-        RunId::from_uuid(Uuid::parse_str(RUN).unwrap())
+        Some(RunId::from_uuid(Uuid::parse_str(RUN).unwrap()))
     );
     from_stored(event(json!({"kind": "run_completed", "run": run_v2()}))).unwrap();
 }
@@ -133,16 +133,17 @@ fn version_four_is_version_three_with_its_number() {
 }
 
 #[test]
-fn version_five_is_version_four_with_its_number_and_round_trips() {
+fn versions_five_and_six_are_version_four_with_their_number_and_six_round_trips() {
     let mut stored = event(json!({"kind": "task_completed", "task": task_v3()}));
     stored["version"] = json!(4);
     let four = from_stored(stored.clone()).unwrap();
     stored["version"] = json!(5);
     let five = from_stored(stored.clone()).unwrap();
     assert_eq!(five, four);
-    // Written again at the current version, the same fields.
     stored["version"] = json!(6);
-    assert_eq!(to_stored(&five).unwrap(), stored);
+    let six = from_stored(stored.clone()).unwrap();
+    assert_eq!(six, four);
+    assert_eq!(to_stored(&six).unwrap(), stored);
 }
 
 #[test]
@@ -153,7 +154,25 @@ fn an_unblocked_task_is_a_kind_of_version_five() {
     stored["version"] = json!(5);
     let read = from_stored(stored.clone()).unwrap();
     assert_eq!(read.payload.name(), "process_step.unblocked");
+    stored["version"] = json!(EVENT_VERSION);
+    assert_eq!(to_stored(&read).unwrap(), stored);
+}
+
+#[test]
+fn a_schedules_failure_is_a_kind_of_version_six_about_no_run() {
+    let mut stored = event(json!({
+        "kind": "schedule_failed",
+        "schedule_id": "00000000-0000-7000-8000-000000000009",
+        "schedule_name": "Weekly check",
+        "template_id": "00000000-0000-7000-8000-000000000006",
+        "occurrence_at": "2026-12-07T09:00:00Z",
+        "code": "template_not_published",
+        "message": "the template is not published",
+    }));
     stored["version"] = json!(6);
+    let read = from_stored(stored.clone()).unwrap();
+    assert_eq!(read.payload.name(), "schedule.failed");
+    assert_eq!(read.payload.run_id(), None);
     assert_eq!(to_stored(&read).unwrap(), stored);
 }
 

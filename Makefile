@@ -128,8 +128,11 @@ chaos: postgres-tools mail-tools
 ## migrated and distributed by `procflow migrate`). Skipped, saying so, without CITUS_URL.
 ## Not part of `make test` nor of CI. docs/scaling.md.
 ## Skipped there: the tests that revert migrations to a schema from before Citus (a unique
-## index across teams, triggers), which a distributed database cannot take back.
+## index across teams, triggers), which a distributed database cannot take back; and the
+## inbox's plan test, a plan of one PostgreSQL whose seeding statement (INSERT ... SELECT
+## jsonb_populate_record in writing CTEs) crashed the Citus 13.2.2 coordinator (signal 11).
 CITUS_SKIP := --skip conformance::migrations:: \
+	--skip conformance::inbox_plan:: \
 	--skip counts_kept_as_timestamps_before_the_migration \
 	--skip a_link_made_before_the_migration_still_opens_its_run
 .PHONY: test-citus

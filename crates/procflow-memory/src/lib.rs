@@ -9,6 +9,7 @@ mod leased;
 mod mail;
 mod outbox;
 mod rate_limits;
+mod run_links;
 mod runs;
 mod schedules;
 mod state;

@@ -9,7 +9,8 @@ use procflow_domain::ids::{EventId, HolderId, TeamId};
 use procflow_domain::mail::Mails;
 use procflow_domain::ports::{
     Clock, DeliveryQueue, EventFeed, IdempotencyStore, LeasedQueue, MailQueue, NoticeStore, Outbox,
-    RateLimiter, RunStore, ScheduleStore, TeamStore, TemplateStore, WebhookStore, WindowLimiter,
+    RateLimiter, RunLinkStore, RunStore, ScheduleStore, TeamStore, TemplateStore, WebhookStore,
+    WindowLimiter,
 };
 use procflow_domain::queue::{Job, Lease};
 use procflow_domain::service::{Ports, Procflow, WebhookPorts, Webhooks};
@@ -69,6 +70,7 @@ pub trait Store:
     + MailQueue
     + NoticeStore
     + ScheduleStore
+    + RunLinkStore
 {
 }
 
@@ -86,6 +88,7 @@ impl<S> Store for S where
         + MailQueue
         + NoticeStore
         + ScheduleStore
+        + RunLinkStore
 {
 }
 

@@ -1,6 +1,7 @@
 //! One method per operation of the API, by resource; the views they answer, as owned values.
 
 mod meta;
+mod run_links;
 mod runs;
 mod schedules;
 mod tasks;
@@ -35,6 +36,8 @@ pub type WebhookWithSecret = views::WebhookWithSecretView<'static>;
 pub type Delivery = views::DeliveryView<'static>;
 /// A schedule.
 pub type Schedule = views::ScheduleView;
+/// A template's run link.
+pub type RunLink = views::RunLinkView;
 /// An event of the feed (`listEvents`): the envelope a webhook posts.
 pub type Event = procflow_wire::events::Envelope;
 

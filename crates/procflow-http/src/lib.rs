@@ -37,7 +37,7 @@ use crate::transport::Guarded;
 use procflow_domain::ports::{
     Clock, HealthCheck, IdempotencyStore, KeyChanges, RateLimiter, StoreStats, WindowLimiter,
 };
-use procflow_domain::service::{Procflow, Schedules, Webhooks};
+use procflow_domain::service::{Procflow, RunLinks, Schedules, Webhooks};
 
 use crate::rate_limit::RateLimitGate;
 
@@ -107,6 +107,8 @@ pub struct Services {
     pub webhooks: Webhooks,
     /// The schedule use cases (API contract 13.1).
     pub schedules: Schedules,
+    /// The run link use cases (API contract 13.2).
+    pub run_links: RunLinks,
     /// Per-key request counting.
     pub rate_limiter: Arc<dyn RateLimiter>,
     /// The guest page's post limits, per run and per client address.
@@ -157,6 +159,12 @@ impl AppState {
     #[must_use]
     pub fn schedules(&self) -> &Schedules {
         &self.services.schedules
+    }
+
+    /// The run link use cases.
+    #[must_use]
+    pub fn run_links(&self) -> &RunLinks {
+        &self.services.run_links
     }
 }
 

@@ -8,6 +8,7 @@ pub(crate) mod guest;
 pub(crate) mod health;
 pub(crate) mod inbox;
 mod operation;
+pub(crate) mod run_links;
 pub(crate) mod runs;
 pub(crate) mod schedules;
 pub(crate) mod tasks;
@@ -60,6 +61,9 @@ pub fn operations() -> Vec<Operation> {
         templates::archive,
         templates::tasks,
         templates::publish,
+        run_links::get,
+        run_links::enable,
+        run_links::disable,
         runs::list,
         runs::create,
         runs::get,

@@ -2,9 +2,9 @@
 //! client) in the envelopes of spec 2.1, as actix responses.
 
 pub use procflow_wire::views::{
-    CreatedRunView, DeliveryView, ElementView, InboxTaskView, RunTaskListView, RunTaskView,
-    RunView, ScheduleView, ShareResultView, TemplateListView, TemplateTaskView, TemplateView,
-    WebhookView, WebhookWithSecretView,
+    CreatedRunView, DeliveryView, ElementView, InboxTaskView, RunLinkView, RunTaskListView,
+    RunTaskView, RunView, ScheduleView, ShareResultView, TemplateListView, TemplateTaskView,
+    TemplateView, WebhookView, WebhookWithSecretView,
 };
 pub use procflow_wire::{Data, List, Pagination};
 

@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use actix_web::dev::{Server, ServerHandle};
 use procflow_domain::error::StoreError;
 use procflow_domain::service::{
-    MailPorts, Mailer, Ports, Procflow, Schedules, WebhookPorts, Webhooks,
+    MailPorts, Mailer, Ports, Procflow, RunLinks, Schedules, WebhookPorts, Webhooks,
 };
 use procflow_http::Services;
 use procflow_postgres::{PgStore, PoolConfig};
@@ -129,6 +129,7 @@ pub fn services_on(store: &PgStore) -> Services {
         procflow: procflow_on(store),
         webhooks: webhooks_on(store),
         schedules: schedules_on(store),
+        run_links: RunLinks::new(procflow_on(store), Arc::new(store.clone())),
         rate_limiter: shared.clone(),
         windows: shared.clone(),
         health: shared.clone(),

@@ -5,6 +5,7 @@
 mod element;
 mod inbox;
 mod run;
+mod run_link;
 mod schedule;
 mod share;
 mod task;
@@ -14,6 +15,7 @@ mod webhook;
 pub use element::{ElementView, elements};
 pub use inbox::{InboxRunView, InboxTaskView};
 pub use run::{CreatedRunView, RunSectionView, RunView};
+pub use run_link::RunLinkView;
 pub use schedule::{ScheduleErrorView, ScheduleView};
 pub use share::ShareResultView;
 pub use task::{RunTaskListView, RunTaskView, TemplateTaskView};

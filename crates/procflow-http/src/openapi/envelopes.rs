@@ -5,9 +5,9 @@
 use utoipa::ToSchema;
 
 use crate::views::{
-    CreatedRunView, DeliveryView, InboxTaskView, Pagination, RunTaskListView, RunTaskView, RunView,
-    ScheduleView, ShareResultView, TemplateListView, TemplateTaskView, TemplateView, WebhookView,
-    WebhookWithSecretView,
+    CreatedRunView, DeliveryView, InboxTaskView, Pagination, RunLinkView, RunTaskListView,
+    RunTaskView, RunView, ScheduleView, ShareResultView, TemplateListView, TemplateTaskView,
+    TemplateView, WebhookView, WebhookWithSecretView,
 };
 
 macro_rules! single {
@@ -127,4 +127,9 @@ list!(
     /// A page of schedules, oldest first.
     ScheduleList,
     ScheduleView
+);
+single!(
+    /// `{"data": RunLink}`
+    RunLinkData,
+    RunLinkView
 );

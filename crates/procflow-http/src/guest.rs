@@ -11,6 +11,7 @@ mod messages;
 mod page;
 mod respond;
 mod sanitize;
+mod start;
 mod style;
 
 pub(crate) use answers::{not_found, refusal, refused_post, see_task, too_many, unreadable};
@@ -18,3 +19,4 @@ pub(crate) use form::read_form;
 pub(crate) use limit::admit_post;
 pub(crate) use page::{Link, PageView};
 pub(crate) use respond::{html, query_token};
+pub(crate) use start::StartPage;

@@ -11,6 +11,7 @@ mod operation;
 pub(crate) mod run_links;
 pub(crate) mod runs;
 pub(crate) mod schedules;
+pub(crate) mod start;
 pub(crate) mod tasks;
 pub(crate) mod templates;
 pub(crate) mod webhooks;
@@ -166,6 +167,10 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(resource(
             metrics::PATH,
             vec![(Method::GET, web::get().to(metrics::scrape))],
+        ))
+        .service(resource(
+            start::PATH,
+            vec![(Method::GET, web::get().to(start::page))],
         ))
         .service(resource(
             "/docs",

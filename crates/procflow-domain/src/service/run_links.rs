@@ -3,14 +3,20 @@
 
 use std::sync::Arc;
 
-use super::Procflow;
-use crate::error::{DomainError, DomainResult, Resource};
+use super::{CreateRun, Procflow};
+use crate::actor::Actor;
+use crate::error::{DomainError, DomainResult, Resource, ValidationError};
+use crate::event::EventPayload;
 use crate::ids::TemplateId;
 use crate::ports::RunLinkStore;
 use crate::run_link::RunLink;
+use crate::sharing::{Invitation, ShareChange};
 use crate::team::{Subscription, Team};
 use crate::template::Template;
-use crate::values::ShareToken;
+use crate::values::{Email, ShareToken};
+
+/// The longest name a person may give on a start page, in characters.
+pub const MAX_STARTER_NAME: usize = 200;
 
 /// The run links service.
 #[derive(Clone)]
@@ -91,6 +97,67 @@ impl RunLinks {
             return Err(DomainError::SubscriptionInactive);
         }
         Ok((link, team, template))
+    }
+
+    /// Starts a run from a link for a person (API contract 13.2): the run of the link's
+    /// template titled `"<template title>: <name>"`, started by the guest, through the same
+    /// checks and events as Create a Run; then shared with `email` as its guest, who gets the
+    /// invitation email. Answers the share (its `share_url` is the run's guest page).
+    ///
+    /// # Errors
+    /// As [`open`](Self::open); a validation error naming `name` (empty or too long, the
+    /// title too long); `GuestIsTeamMember` for a team member's email (nothing started).
+    pub async fn start(
+        &self,
+        token: &ShareToken,
+        name: &str,
+        email: Email,
+    ) -> DomainResult<ShareChange> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > MAX_STARTER_NAME {
+            return Err(ValidationError::field(
+                "name",
+                format!("must be 1 to {MAX_STARTER_NAME} characters"),
+            )
+            .into());
+        }
+        let (_, team, template) = self.open(token).await?;
+        let ports = &self.procflow.ports;
+        if ports
+            .teams
+            .find_member_by_email(team.id, &email)
+            .await?
+            .is_some()
+        {
+            return Err(DomainError::GuestIsTeamMember);
+        }
+        let mut new_run = self
+            .procflow
+            .prepare_run(
+                &team,
+                CreateRun {
+                    name: Some(format!("{}: {name}", template.title)),
+                    ..CreateRun::of(template.id)
+                },
+            )
+            .await?;
+        new_run.run.started_by = Actor::Guest;
+        for event in &mut new_run.events {
+            if let EventPayload::RunCreated { run, .. } = &mut event.payload {
+                *run = new_run.run.snapshot();
+            }
+        }
+        ports.runs.create_run(&new_run).await?;
+        self.procflow
+            .invite_guest(
+                &team,
+                new_run.run.id,
+                Invitation {
+                    email: Some(email),
+                    ..Invitation::default()
+                },
+            )
+            .await
     }
 
     async fn template(&self, team: &Team, template: TemplateId) -> DomainResult<Template> {

@@ -177,3 +177,91 @@ async fn the_public_look_up_goes_through_the_token_directory() {
         })]
     );
 }
+
+conformance_test!(a_link_starts_a_run_by_the_guest_and_shares_it_with_them);
+async fn a_link_starts_a_run_by_the_guest_and_shares_it_with_them(env: Env) {
+    use procflow_domain::actor::Actor;
+    use procflow_domain::event::EventPayload;
+    let template = published(&env, &env.team, document()).await;
+    let links = run_links(&env);
+    let link = links.enable(&env.team, template.id).await.unwrap();
+    let email: procflow_domain::values::Email = "ada@outside.example".parse().unwrap();
+    let shared = links
+        .start(&link.token, "  Ada Lovelace ", email.clone())
+        .await
+        .unwrap();
+    let run = env
+        .procflow
+        .get_run(&env.team, shared.run.id)
+        .await
+        .unwrap();
+    assert_eq!(run.title, format!("{}: Ada Lovelace", template.title));
+    assert_eq!(run.started_by, Actor::Guest);
+    assert!(run.is_shared);
+    assert_eq!(shared.invited.as_ref().map(|g| &g.email), Some(&email));
+    assert!(
+        shared
+            .share_url
+            .contains(&format!("/instance/{}?token=", run.id))
+    );
+    let created: Vec<_> = env
+        .events()
+        .await
+        .into_iter()
+        .filter_map(|event| match event.payload {
+            EventPayload::RunCreated { run, .. } => Some(run),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(created.len(), 1);
+    assert_eq!(
+        (created[0].id, &created[0].started_by),
+        (run.id, &Actor::Guest),
+        "the event says the guest started it"
+    );
+}
+
+conformance_test!(a_start_is_refused_without_a_run);
+async fn a_start_is_refused_without_a_run(env: Env) {
+    let template = published(&env, &env.team, document()).await;
+    let links = run_links(&env);
+    let link = links.enable(&env.team, template.id).await.unwrap();
+    let email: procflow_domain::values::Email = "ada@outside.example".parse().unwrap();
+    for name in ["", "   ", &"x".repeat(201)] {
+        let refused = links.start(&link.token, name, email.clone()).await;
+        assert!(
+            matches!(&refused, Err(DomainError::Validation(e)) if e.to_string().contains("name")),
+            "{name:?}: {refused:?}"
+        );
+    }
+    assert_eq!(
+        links
+            .start(&link.token, "Member", "member@a.example".parse().unwrap())
+            .await
+            .map(drop),
+        Err(DomainError::GuestIsTeamMember)
+    );
+    let unknown = ShareToken::new("z".repeat(32));
+    assert_eq!(
+        links.start(&unknown, "Ada", email.clone()).await.map(drop),
+        Err(TEMPLATE_NOT_FOUND)
+    );
+    env.procflow
+        .publish_template(&env.team, template.id, false)
+        .await
+        .unwrap();
+    assert_eq!(
+        links.start(&link.token, "Ada", email).await.map(drop),
+        Err(TEMPLATE_NOT_FOUND)
+    );
+    let runs = env
+        .procflow
+        .list_runs(
+            &env.team,
+            Default::default(),
+            procflow_domain::values::PageRequest::default(),
+        )
+        .await
+        .unwrap();
+    assert!(runs.items.is_empty(), "no run started");
+}

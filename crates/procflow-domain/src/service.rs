@@ -17,7 +17,7 @@ pub use attempts::{AttemptPorts, Attempts};
 pub use batch::UpdateTasks;
 pub use guest::{GuestPost, SharedRun};
 pub use mail::{MailPorts, Mailer};
-pub use run_links::RunLinks;
+pub use run_links::{MAX_STARTER_NAME, RunLinks};
 pub use runs::{CreateRun, UpdateTask};
 pub use schedules::{NewSchedule, SchedulePatch, Schedules, Tick};
 pub use webhooks::{Dispatched, SetAside, WebhookPorts, Webhooks};

@@ -170,7 +170,10 @@ pub fn configure(config: &mut web::ServiceConfig) {
         ))
         .service(resource(
             start::PATH,
-            vec![(Method::GET, web::get().to(start::page))],
+            vec![
+                (Method::GET, web::get().to(start::page)),
+                (Method::POST, web::post().to(start::post)),
+            ],
         ))
         .service(resource(
             "/docs",

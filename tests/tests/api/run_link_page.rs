@@ -182,3 +182,172 @@ async fn a_wrong_void_or_malformed_token_or_an_unpublished_or_archived_template_
         .assert_status(204);
     assert_not_found(&open(&app, &renewed).await);
 }
+
+async fn post_start(app: &TestApp, path: &str, fields: &[(&str, &str)]) -> Reply {
+    app.call(Method::POST, path)
+        .no_key()
+        .raw(
+            procflow_tests::form_body(fields),
+            Some("application/x-www-form-urlencoded"),
+        )
+        .send()
+        .await
+}
+
+async fn runs(app: &TestApp) -> Vec<Value> {
+    app.all("/api/v1/process-runs").await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_start_makes_a_run_of_the_guest_and_sends_them_to_its_guest_page() {
+    let app = TestApp::spawn().await;
+    let path = link_path(&app, &app.template.id).await;
+    let before = runs(&app).await.len();
+    let reply = post_start(
+        &app,
+        &path,
+        &[
+            ("name", "Ada <b>L</b>"),
+            ("email", "ada@outside.example"),
+            ("website", ""),
+        ],
+    )
+    .await;
+    reply.assert_status(303);
+    assert_eq!(reply.header("cache-control"), Some("no-store"));
+    let location = reply.header("location").unwrap().to_owned();
+    let guest_page = location
+        .strip_prefix(app.base())
+        .unwrap_or_else(|| panic!("{location}"));
+    assert!(guest_page.starts_with("/instance/"), "{location}");
+    let page = open(&app, guest_page).await;
+    page.assert_status(200);
+    let all = runs(&app).await;
+    assert_eq!(all.len(), before + 1);
+    let run = all
+        .iter()
+        .find(|run| guest_page.contains(run["id"].as_str().unwrap()))
+        .expect("the run of the guest page");
+    assert_eq!(run["started_by"], "guest");
+    assert_eq!(
+        run["title"],
+        format!(
+            "{}: Ada <b>L</b>",
+            app.template.template["title"].as_str().unwrap()
+        )
+    );
+    assert_eq!(run["is_shared"], true);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_filled_honeypot_or_a_bad_form_starts_nothing() {
+    let app = TestApp::spawn().await;
+    let path = link_path(&app, &app.template.id).await;
+    let before = runs(&app).await.len();
+    let token = path.strip_prefix("/start/").unwrap();
+
+    let robot = post_start(
+        &app,
+        &path,
+        &[
+            ("name", "Bot"),
+            ("email", "bot@spam.example"),
+            ("website", "http://spam.example"),
+        ],
+    )
+    .await;
+    robot.assert_status(303);
+    assert_eq!(
+        robot.header("location"),
+        Some(token),
+        "back to the page, as if started"
+    );
+
+    for (fields, field, kept) in [
+        (
+            vec![("name", ""), ("email", "ada@outside.example")],
+            "start-name",
+            ("", "ada@outside.example"),
+        ),
+        (
+            vec![("name", "Ada"), ("email", "not an email")],
+            "start-email",
+            ("Ada", "not an email"),
+        ),
+        (
+            vec![("name", "Member"), ("email", "member@a.example")],
+            "start-email",
+            ("Member", "member@a.example"),
+        ),
+    ] {
+        let reply = post_start(&app, &path, &fields).await;
+        reply.assert_status(400);
+        assert_page_headers(&reply);
+        let page = Page::parse(&reply);
+        let input = page.one(&format!("input#{field}"));
+        assert_eq!(
+            input.value().attr("aria-invalid"),
+            Some("true"),
+            "{fields:?}"
+        );
+        assert!(!text(page.one(&format!("#{field}-error"))).is_empty());
+        assert_eq!(
+            page.one("input#start-name").value().attr("value"),
+            Some(kept.0)
+        );
+        assert_eq!(
+            page.one("input#start-email").value().attr("value"),
+            Some(kept.1)
+        );
+    }
+    let not_a_form = app
+        .call(Method::POST, &path)
+        .no_key()
+        .json(&json!({"name": "Ada", "email": "ada@outside.example"}))
+        .send()
+        .await;
+    not_a_form.assert_status(415);
+    assert_page_headers(&not_a_form);
+
+    let void = post_start(
+        &app,
+        "/start/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+        &[("name", "Ada"), ("email", "ada@outside.example")],
+    )
+    .await;
+    assert_not_found(&void);
+    assert_eq!(runs(&app).await.len(), before, "no run started");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn starts_are_limited_per_client_address() {
+    let app = TestApp::spawn().await;
+    let path = link_path(&app, &app.template.id).await;
+    // Robots' posts count too: the limits come before anything else.
+    let robot = [
+        ("name", "Bot"),
+        ("email", "bot@spam.example"),
+        ("website", "x"),
+    ];
+    for _ in 0..10 {
+        post_start(&app, &path, &robot).await.assert_status(303);
+    }
+    let refused = post_start(&app, &path, &robot).await;
+    refused.assert_status(429);
+    assert_page_headers(&refused);
+    let wait: u64 = refused.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=61).contains(&wait), "{wait}");
+    let before = runs(&app).await.len();
+    post_start(
+        &app,
+        &path,
+        &[("name", "Ada"), ("email", "ada@outside.example")],
+    )
+    .await
+    .assert_status(429);
+    assert_eq!(
+        runs(&app).await.len(),
+        before,
+        "nothing started past the limit"
+    );
+}

@@ -20,6 +20,17 @@ pub(crate) struct StartPage<'a> {
     /// Where the form posts: the page's own address, relative (`<token>`), so that it works
     /// under whatever path the team's base URL has.
     action: &'a str,
+    /// What a refused post sent, kept, and the refusal beside each field.
+    entries: StartEntries,
+}
+
+/// The values and refusals of a refused post.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StartEntries {
+    pub(crate) name: String,
+    pub(crate) email: String,
+    pub(crate) name_error: Option<String>,
+    pub(crate) email_error: Option<String>,
 }
 
 impl<'a> StartPage<'a> {
@@ -35,6 +46,13 @@ impl<'a> StartPage<'a> {
                 .as_deref()
                 .filter(|src| src.starts_with("https://") || src.starts_with("http://")),
             action: token,
+            entries: StartEntries::default(),
         }
+    }
+
+    /// The page again after a refused post.
+    pub(crate) fn with_entries(mut self, entries: StartEntries) -> Self {
+        self.entries = entries;
+        self
     }
 }

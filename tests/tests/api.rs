@@ -42,6 +42,8 @@ mod api {
     pub mod pagination;
     pub mod rate_limit;
     pub mod round_two;
+    pub mod run_link_page;
+    pub mod run_links;
     pub mod runs;
     pub mod schedule_failures;
     pub mod schedules;

@@ -17,4 +17,5 @@ mod browser {
     pub mod hostile;
     pub mod journeys;
     pub mod logic;
+    pub mod run_link;
 }

@@ -69,6 +69,9 @@ operations! {
     LIST_WEBHOOK_DELIVERIES = GET "/api/v1/webhooks/{id}/deliveries" "listWebhookDeliveries";
     REDELIVER_WEBHOOK = POST "/api/v1/webhook-deliveries/{id}/redeliver" "redeliverWebhook";
     LIST_EVENTS = GET "/api/v1/events" "listEvents";
+    GET_RUN_LINK = GET "/api/v1/process-templates/{id}/run-link" "getRunLink";
+    ENABLE_RUN_LINK = POST "/api/v1/process-templates/{id}/run-link" "enableRunLink";
+    DISABLE_RUN_LINK = DELETE "/api/v1/process-templates/{id}/run-link" "disableRunLink";
     LIST_SCHEDULES = GET "/api/v1/schedules" "listSchedules";
     CREATE_SCHEDULE = POST "/api/v1/schedules" "createSchedule";
     GET_SCHEDULE = GET "/api/v1/schedules/{id}" "getSchedule";
@@ -123,6 +126,7 @@ mod tests {
         let methods = [
             include_str!("operations/comments.rs"),
             include_str!("operations/meta.rs"),
+            include_str!("operations/run_links.rs"),
             include_str!("operations/runs.rs"),
             include_str!("operations/schedules.rs"),
             include_str!("operations/tasks.rs"),
@@ -144,6 +148,6 @@ mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), OPERATIONS.len());
-        assert_eq!(OPERATIONS.len(), 39);
+        assert_eq!(OPERATIONS.len(), 42);
     }
 }

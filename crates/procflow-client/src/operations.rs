@@ -2,6 +2,7 @@
 
 mod comments;
 mod meta;
+mod run_links;
 mod runs;
 mod schedules;
 mod tasks;
@@ -38,6 +39,8 @@ pub type WebhookWithSecret = views::WebhookWithSecretView<'static>;
 pub type Delivery = views::DeliveryView<'static>;
 /// A schedule.
 pub type Schedule = views::ScheduleView;
+/// A template's run link.
+pub type RunLink = views::RunLinkView;
 /// An event of the feed (`listEvents`): the envelope a webhook posts.
 pub type Event = procflow_wire::events::Envelope;
 

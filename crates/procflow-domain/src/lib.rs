@@ -20,6 +20,7 @@ pub mod ports;
 pub mod queue;
 pub mod quote;
 pub mod run;
+pub mod run_link;
 pub mod schedule;
 pub mod service;
 pub mod sharing;

@@ -18,6 +18,7 @@ pub mod edge;
 pub mod files;
 pub mod mail;
 pub mod queue;
+pub mod run_links;
 pub mod schedules;
 pub mod stores;
 pub mod time_and_ids;
@@ -31,6 +32,7 @@ pub use edge::{
 pub use files::{ByteSource, FileStore, StorageKey};
 pub use mail::{MailQueue, NoticeDecision, NoticeStore};
 pub use queue::{Backlog, LeasedQueue, Sender};
+pub use run_links::RunLinkStore;
 pub use schedules::{Occurrence, ScheduleFilter, ScheduleStore, Settlement};
 pub use stores::{
     DeadEvent, Outbox, OutboxEntry, RunStore, ShareDecision, TaskDecision, TasksDecision,

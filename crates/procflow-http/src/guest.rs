@@ -11,6 +11,8 @@ mod messages;
 mod page;
 mod respond;
 mod sanitize;
+mod start;
+mod start_post;
 mod style;
 
 pub(crate) use answers::{not_found, refusal, refused_post, see_task, too_many, unreadable};
@@ -18,3 +20,5 @@ pub(crate) use form::read_form;
 pub(crate) use limit::admit_post;
 pub(crate) use page::{Link, PageView};
 pub(crate) use respond::{html, query_token};
+pub(crate) use start::{StartEntries, StartPage};
+pub(crate) use start_post::{StartForm, admit_start, read_start_form};

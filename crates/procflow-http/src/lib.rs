@@ -37,7 +37,7 @@ use crate::transport::Guarded;
 use procflow_domain::ports::{
     Clock, HealthCheck, IdempotencyStore, KeyChanges, RateLimiter, StoreStats, WindowLimiter,
 };
-use procflow_domain::service::{Comments, Procflow, Schedules, Webhooks};
+use procflow_domain::service::{Comments, Procflow, RunLinks, Schedules, Webhooks};
 
 use crate::rate_limit::RateLimitGate;
 
@@ -109,6 +109,8 @@ pub struct Services {
     pub schedules: Schedules,
     /// The comment use cases.
     pub comments: Comments,
+    /// The run link use cases (API contract 13.2).
+    pub run_links: RunLinks,
     /// Per-key request counting.
     pub rate_limiter: Arc<dyn RateLimiter>,
     /// The guest page's post limits, per run and per client address.
@@ -165,6 +167,12 @@ impl AppState {
     #[must_use]
     pub fn comments(&self) -> &Comments {
         &self.services.comments
+    }
+
+    /// The run link use cases.
+    #[must_use]
+    pub fn run_links(&self) -> &RunLinks {
+        &self.services.run_links
     }
 }
 

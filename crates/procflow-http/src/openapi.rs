@@ -156,7 +156,7 @@ mod tests {
         let document = document();
         assert!(document["openapi"].as_str().unwrap().starts_with("3.1"));
         let operations = operations(&document);
-        assert_eq!(operations.len(), 42, "{operations:?}");
+        assert_eq!(operations.len(), 45, "{operations:?}");
         for (method, path) in [
             ("get", "/api/v1/process-templates"),
             ("post", "/api/v1/process-templates"),
@@ -165,6 +165,9 @@ mod tests {
             ("delete", "/api/v1/process-templates/{id}"),
             ("get", "/api/v1/process-templates/{id}/tasks"),
             ("post", "/api/v1/process-templates/{id}/publish"),
+            ("get", "/api/v1/process-templates/{id}/run-link"),
+            ("post", "/api/v1/process-templates/{id}/run-link"),
+            ("delete", "/api/v1/process-templates/{id}/run-link"),
             ("get", "/api/v1/process-runs"),
             ("post", "/api/v1/process-runs"),
             ("get", "/api/v1/process-runs/{id}"),

@@ -9,8 +9,10 @@ pub(crate) mod guest;
 pub(crate) mod health;
 pub(crate) mod inbox;
 mod operation;
+pub(crate) mod run_links;
 pub(crate) mod runs;
 pub(crate) mod schedules;
+pub(crate) mod start;
 pub(crate) mod tasks;
 pub(crate) mod templates;
 pub(crate) mod webhooks;
@@ -61,6 +63,9 @@ pub fn operations() -> Vec<Operation> {
         templates::archive,
         templates::tasks,
         templates::publish,
+        run_links::get,
+        run_links::enable,
+        run_links::disable,
         runs::list,
         runs::create,
         runs::get,
@@ -167,6 +172,13 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(resource(
             metrics::PATH,
             vec![(Method::GET, web::get().to(metrics::scrape))],
+        ))
+        .service(resource(
+            start::PATH,
+            vec![
+                (Method::GET, web::get().to(start::page)),
+                (Method::POST, web::post().to(start::post)),
+            ],
         ))
         .service(resource(
             "/docs",

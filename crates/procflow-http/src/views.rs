@@ -3,9 +3,9 @@
 
 pub use procflow_wire::views::CommentView;
 pub use procflow_wire::views::{
-    CreatedRunView, DeliveryView, ElementView, InboxTaskView, RunTaskListView, RunTaskView,
-    RunView, ScheduleView, ShareResultView, TemplateListView, TemplateTaskView, TemplateView,
-    WebhookView, WebhookWithSecretView,
+    CreatedRunView, DeliveryView, ElementView, InboxTaskView, RunLinkView, RunTaskListView,
+    RunTaskView, RunView, ScheduleView, ShareResultView, TemplateListView, TemplateTaskView,
+    TemplateView, WebhookView, WebhookWithSecretView,
 };
 pub use procflow_wire::{Data, List, Pagination};
 

@@ -11,6 +11,7 @@ mod leased;
 mod mail;
 mod outbox;
 mod rate_limits;
+mod run_links;
 mod runs;
 mod schedules;
 mod state;

@@ -48,6 +48,8 @@ pub(crate) struct State {
     pub(crate) deliveries: Vec<DeliveryRow>,
     pub(crate) mail: MailState,
     pub(crate) schedules: Vec<procflow_domain::schedule::Schedule>,
+    /// Templates' run links, one per (team, template).
+    pub(crate) run_links: Vec<procflow_domain::run_link::RunLink>,
     /// The occurrences that started a run: (team, schedule, occurrence time).
     pub(crate) schedule_occurrences:
         std::collections::HashSet<(TeamId, procflow_domain::ids::ScheduleId, OffsetDateTime)>,

@@ -107,6 +107,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    run_links (team_id, template_id) {
+        team_id -> Uuid,
+        template_id -> Uuid,
+        token -> Text,
+        token_hash -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     run_sections (team_id, run_id, id) {
         team_id -> Uuid,
         run_id -> Uuid,
@@ -358,6 +368,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     rate_limits,
     rate_windows,
     run_guests,
+    run_links,
     run_sections,
     run_share_links,
     run_shares,

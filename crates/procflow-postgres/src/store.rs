@@ -15,6 +15,7 @@ mod outbox;
 mod plans;
 mod queue;
 mod rate_limits;
+mod run_links;
 mod runs;
 mod schedules;
 mod seconds;

@@ -30,6 +30,7 @@ mod conformance {
     pub mod notices;
     pub mod outbox;
     pub mod rate_limits;
+    pub mod run_links;
     pub mod runs;
     pub mod schedules;
     pub mod share_links;

@@ -10,7 +10,8 @@ use std::task::{Context, Poll};
 use actix_web::dev::{Server, ServerHandle};
 use procflow_domain::error::StoreError;
 use procflow_domain::service::{
-    CommentPorts, Comments, MailPorts, Mailer, Ports, Procflow, Schedules, WebhookPorts, Webhooks,
+    CommentPorts, Comments, MailPorts, Mailer, Ports, Procflow, RunLinks, Schedules, WebhookPorts,
+    Webhooks,
 };
 use procflow_http::Services;
 use procflow_postgres::{PgStore, PoolConfig};
@@ -143,6 +144,7 @@ pub fn services_on(store: &PgStore) -> Services {
         webhooks: webhooks_on(store),
         schedules: schedules_on(store),
         comments: comments_on(store),
+        run_links: RunLinks::new(procflow_on(store), Arc::new(store.clone())),
         rate_limiter: shared.clone(),
         windows: shared.clone(),
         health: shared.clone(),

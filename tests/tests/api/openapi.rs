@@ -93,7 +93,7 @@ async fn every_documented_operation_is_routed_and_other_methods_are_405() {
     let app = TestApp::spawn().await;
     let description = served(&app).await;
     let operations = description.operations();
-    assert_eq!(operations.len(), 42, "{operations:?}");
+    assert_eq!(operations.len(), 45, "{operations:?}");
     for (name, path) in &operations {
         let url = concrete_path(path);
         let mut call = app.call(operation_method(name), &url);
@@ -542,6 +542,26 @@ async fn every_operation_answers_as_documented() {
     reply.assert_status(204);
     let reply = app.get(&format!("{schedules}/{schedule_id}")).await;
     api.check("get", schedule, &reply);
+    reply.error(404, "not_found");
+
+    // A template's run link: on, read, off, and an unknown template.
+    let link = "/api/v1/process-templates/{id}/run-link";
+    let link_path = format!("{templates}/{}/run-link", app.template.id);
+    let reply = app.post(&link_path, &json!({})).await;
+    api.check("post", link, &reply);
+    assert_eq!(reply.data(200)["enabled"], true);
+    let reply = app.get(&link_path).await;
+    api.check("get", link, &reply);
+    let reply = app.delete(&link_path).await;
+    api.check("delete", link, &reply);
+    reply.assert_status(204);
+    let reply = app.get(&link_path).await;
+    api.check("get", link, &reply);
+    assert_eq!(reply.data(200)["url"], json!(null));
+    let reply = app
+        .get(&format!("{templates}/{}/run-link", unknown_id()))
+        .await;
+    api.check("get", link, &reply);
     reply.error(404, "not_found");
 
     // Archive a template: 204, no body.

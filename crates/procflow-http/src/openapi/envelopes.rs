@@ -6,9 +6,9 @@ use utoipa::ToSchema;
 
 use crate::views::CommentView;
 use crate::views::{
-    CreatedRunView, DeliveryView, InboxTaskView, Pagination, RunTaskListView, RunTaskView, RunView,
-    ScheduleView, ShareResultView, TemplateListView, TemplateTaskView, TemplateView, WebhookView,
-    WebhookWithSecretView,
+    CreatedRunView, DeliveryView, InboxTaskView, Pagination, RunLinkView, RunTaskListView,
+    RunTaskView, RunView, ScheduleView, ShareResultView, TemplateListView, TemplateTaskView,
+    TemplateView, WebhookView, WebhookWithSecretView,
 };
 
 macro_rules! single {
@@ -140,4 +140,10 @@ list!(
     /// `{"data": [Comment], "pagination": {...}}`
     CommentList,
     CommentView<'static>
+);
+
+single!(
+    /// `{"data": RunLink}`
+    RunLinkData,
+    RunLinkView
 );

@@ -223,6 +223,7 @@ fn particular(operation_id: &str) -> &'static [Case] {
             "No such delivery (or it is another team's, was swept after 30 days, or the id is no id).",
         )],
         "getSchedule" | "deleteSchedule" => &[SCHEDULE],
+        "getRunLink" | "enableRunLink" | "disableRunLink" => &[TEMPLATE],
         "createSchedule" => &[
             (
                 ErrorCode::NotFound,

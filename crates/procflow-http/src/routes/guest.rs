@@ -187,7 +187,7 @@ pub async fn task_page(request: HttpRequest, path: web::Path<(String, String)>) 
 
 /// Whether the body is declared a web form (`application/x-www-form-urlencoded`, any
 /// parameters).
-fn is_form(request: &HttpRequest) -> bool {
+pub(super) fn is_form(request: &HttpRequest) -> bool {
     request
         .headers()
         .get(header::CONTENT_TYPE)
@@ -201,7 +201,10 @@ fn is_form(request: &HttpRequest) -> bool {
 }
 
 /// The whole body, refused past `limit` bytes (413) or when the connection fails (400).
-async fn read_body(mut payload: web::Payload, limit: usize) -> Result<Vec<u8>, StatusCode> {
+pub(super) async fn read_body(
+    mut payload: web::Payload,
+    limit: usize,
+) -> Result<Vec<u8>, StatusCode> {
     let mut body = Vec::new();
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(|_| StatusCode::BAD_REQUEST)?;

@@ -21,6 +21,8 @@ pub enum TokenKind {
     ApiKey,
     /// A run's share link (`run_share_links.token_hash`).
     ShareLink,
+    /// A template's run link (`run_links.token_hash`, API contract 13.2).
+    RunLink,
 }
 
 impl TokenKind {
@@ -30,6 +32,7 @@ impl TokenKind {
         match self {
             Self::ApiKey => "api_key",
             Self::ShareLink => "share_link",
+            Self::RunLink => "run_link",
         }
     }
 }

@@ -9,8 +9,8 @@ use procflow_domain::ids::{EventId, HolderId, TeamId};
 use procflow_domain::mail::Mails;
 use procflow_domain::ports::{
     Clock, CommentStore, DeliveryQueue, EventFeed, IdempotencyStore, LeasedQueue, MailQueue,
-    NoticeStore, Outbox, RateLimiter, RunStore, ScheduleStore, TeamStore, TemplateStore,
-    WebhookStore, WindowLimiter,
+    NoticeStore, Outbox, RateLimiter, RunLinkStore, RunStore, ScheduleStore, TeamStore,
+    TemplateStore, WebhookStore, WindowLimiter,
 };
 use procflow_domain::queue::{Job, Lease};
 use procflow_domain::service::{CommentPorts, Comments, Ports, Procflow, WebhookPorts, Webhooks};
@@ -71,6 +71,7 @@ pub trait Store:
     + NoticeStore
     + ScheduleStore
     + CommentStore
+    + RunLinkStore
 {
 }
 
@@ -89,6 +90,7 @@ impl<S> Store for S where
         + NoticeStore
         + ScheduleStore
         + CommentStore
+        + RunLinkStore
 {
 }
 

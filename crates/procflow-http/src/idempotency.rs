@@ -76,11 +76,16 @@ pub async fn guard(
     let (Some(state), true) = (state, guards(request.method())) else {
         return pass(request, next).await;
     };
-    // A dry run writes nothing, its idempotency record included (API contract 15.2).
-    if !request.headers().contains_key(HEADER)
-        || crate::validate_only::requested(request.query_string())
-    {
+    if !request.headers().contains_key(HEADER) {
         return pass(request, next).await;
+    }
+    // A dry run writes nothing, its idempotency record included (API contract 15.2); a key
+    // the real request would refuse, it refuses alike.
+    if crate::validate_only::requested(request.query_string()) {
+        return match the_key(&request) {
+            Ok(_) => pass(request, next).await,
+            Err(error) => Ok(request.error_response(error)),
+        };
     }
     let Some(team) = request.extensions().get::<Caller>().map(|c| c.team.clone()) else {
         tracing::error!("the idempotency guard is mounted outside the authentication");
@@ -103,14 +108,18 @@ enum Claim {
     Answered(ServiceRequest, Result<HttpResponse, ApiError>),
 }
 
-/// Validates the key, reads the body (re-injected for the handler), and claims the key.
-async fn claim(mut request: ServiceRequest, state: &AppState, team: &Team) -> Claim {
+/// The request's one `Idempotency-Key`, valid, or the refusal of it.
+fn the_key(request: &ServiceRequest) -> Result<IdempotencyKey, ApiError> {
     let mut values = request.headers().get_all(HEADER);
-    let key = match (values.next(), values.next()) {
+    match (values.next(), values.next()) {
         (Some(value), None) => IdempotencyKey::parse(value),
         _ => Err(key::invalid()),
-    };
-    let key = match key {
+    }
+}
+
+/// Validates the key, reads the body (re-injected for the handler), and claims the key.
+async fn claim(mut request: ServiceRequest, state: &AppState, team: &Team) -> Claim {
+    let key = match the_key(&request) {
         Ok(key) => key,
         Err(error) => return Claim::Answered(request, Err(error)),
     };

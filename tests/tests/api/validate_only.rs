@@ -229,3 +229,22 @@ async fn a_dry_run_keeps_no_idempotency_record_and_counts_toward_the_rate_limit(
         .await;
     assert_eq!(again.data(201)["id"], created["id"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dry_run_refuses_a_malformed_idempotency_key_as_the_real_request_does() {
+    let app = TestApp::spawn().await;
+    let body = json!({"template_id": app.template.id});
+    for path in [
+        "/api/v1/process-runs?validate_only=true",
+        "/api/v1/process-runs",
+    ] {
+        let reply = app
+            .call(Method::POST, path)
+            .header("Idempotency-Key", "two words")
+            .json(&body)
+            .send()
+            .await;
+        let message = reply.error(400, "validation_error");
+        assert!(message.contains("Idempotency-Key"), "{path}: {message}");
+    }
+}

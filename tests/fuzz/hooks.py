@@ -136,6 +136,27 @@ def before_call(context, case, kwargs):
         # keep theirs, and tests/tests/api/logic.rs covers every refusal.
         if case.path in _TEMPLATE_DOCUMENTS and isinstance(case.body, dict):
             _without_logic(case.body)
+        # A schedule's recurrence is RFC 5545 with rules across its parts (at most one occurrence
+        # per 15 minutes, UNTIL after DTSTART, a DTSTART the clocks do not skip), its timezone an
+        # IANA name, and its template and pre-fill the stored published template's: positive
+        # cases start the seeded run template on a valid rule; negative ones keep theirs, and
+        # tests/tests/api/schedules.rs covers every refusal.
+        if case.path.startswith("/api/v1/schedules") and isinstance(case.body, dict):
+            _a_schedule_that_fits(case.body)
+        # A comment's text must hold more than blanks, and its attachment ids name stored
+        # attachments of the task (none exist before attachments land): positive cases write
+        # a visible text without attachments; tests/tests/api/comments.rs covers the refusals.
+        if case.path.endswith("/comments") or case.path.startswith("/api/v1/comments/"):
+            if isinstance(case.body, dict):
+                case.body.pop("attachment_ids", None)
+                text = case.body.get("text")
+                if isinstance(text, str) and not text.strip():
+                    case.body["text"] = "fuzz" + text
+        # The inbox's `overdue=true` means open and past due: with another `status` it is a 400
+        # (API contract 15.1), a rule across two parameters. Positive cases drop the status.
+        if case.path == "/api/v1/tasks" and isinstance(case.query, dict):
+            if case.query.get("overdue") in (True, "true") and case.query.get("status") not in (None, "open"):
+                del case.query["status"]
     headers = case.headers or {}
     for name, value in list(headers.items()):
         # A key the server takes is made unique: the fuzzer draws the same short keys for
@@ -161,6 +182,23 @@ def before_call(context, case, kwargs):
 
 
 _TEMPLATE_DOCUMENTS = ("/api/v1/process-templates", "/api/v1/process-templates/{id}")
+
+
+def _a_schedule_that_fits(body):
+    """A schedule body on the seeded run template and a valid rule (see before_call)."""
+    if "template_id" in body:
+        body["template_id"] = _RUN_TEMPLATE_ID
+    if "recurrence" in body:
+        body["recurrence"] = "DTSTART:20270104T090000\nRRULE:FREQ=WEEKLY;BYDAY=MO"
+    if body.get("timezone") is not None:
+        body["timezone"] = "Europe/Paris"
+    run = body.get("run")
+    if isinstance(run, dict):
+        run.pop("custom_elements", None)
+        if run.get("due_in") is not None:
+            run["due_in"] = "P2D"
+        if run.get("actor_email") is not None:
+            run.pop("actor_email")
 
 
 def _without_logic(document):

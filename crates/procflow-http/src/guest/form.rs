@@ -52,7 +52,8 @@ pub(crate) fn read_form(body: &[u8]) -> Result<PostedForm, Unreadable> {
     Ok(form)
 }
 
-fn decode(raw: &[u8]) -> Result<String, Unreadable> {
+/// A form name or value: `+` as a space, percent-decoded, UTF-8.
+pub(super) fn decode(raw: &[u8]) -> Result<String, Unreadable> {
     let spaced: Vec<u8> = raw
         .iter()
         .map(|b| if *b == b'+' { b' ' } else { *b })

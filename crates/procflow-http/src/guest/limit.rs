@@ -35,8 +35,7 @@ pub(crate) async fn admit_post(
     token: &ShareToken,
     client: Option<IpAddr>,
 ) -> DomainResult<RateDecision> {
-    let digest = Sha256::digest(token.expose().as_bytes());
-    let token_tag: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let token_tag = token_tag(token);
     let mut limits = vec![WindowLimit {
         name: format!("guest-post:run:{run}:{token_tag}"),
         limit: state.config.guest_posts_per_minute_per_run,
@@ -98,8 +97,15 @@ fn refused(until: time::OffsetDateTime) -> RateDecision {
     }
 }
 
+/// What names a token in a window's name: the first 8 bytes of its digest in hex (the token
+/// itself never reaches the store).
+pub(super) fn token_tag(token: &ShareToken) -> String {
+    let digest = Sha256::digest(token.expose().as_bytes());
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// An IPv4 address as it is; an IPv6 address by its /64 network (IPv4-mapped ones as IPv4).
-fn address_key(address: IpAddr) -> String {
+pub(super) fn address_key(address: IpAddr) -> String {
     match address {
         IpAddr::V4(v4) => v4.to_string(),
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {

@@ -5,14 +5,14 @@
 
 use std::net::IpAddr;
 
-use percent_encoding::percent_decode;
 use procflow_domain::error::DomainResult;
 use procflow_domain::ports::RateDecision;
 use procflow_domain::values::ShareToken;
 use procflow_domain::window::WindowLimit;
-use sha2::{Digest, Sha256};
 use time::Duration;
 
+use super::form::decode;
+use super::limit::{address_key, token_tag};
 use crate::AppState;
 
 /// Starts admitted per client address in any minute.
@@ -38,8 +38,8 @@ pub(crate) fn read_start_form(body: &[u8]) -> Option<StartForm> {
             Some(at) => (&pair[..at], &pair[at + 1..]),
             None => (pair, &[][..]),
         };
-        let value = decode(value)?;
-        match decode(name)?.as_str() {
+        let value = decode(value).ok()?;
+        match decode(name).ok()?.as_str() {
             "name" => form.name = value,
             "email" => form.email = value,
             "website" => form.website = value,
@@ -47,17 +47,6 @@ pub(crate) fn read_start_form(body: &[u8]) -> Option<StartForm> {
         }
     }
     Some(form)
-}
-
-fn decode(raw: &[u8]) -> Option<String> {
-    let spaced: Vec<u8> = raw
-        .iter()
-        .map(|b| if *b == b'+' { b' ' } else { *b })
-        .collect();
-    percent_decode(&spaced)
-        .decode_utf8()
-        .ok()
-        .map(|s| s.into_owned())
 }
 
 /// Counts one start with `token` from `client` against the link's hourly limit, then the
@@ -72,8 +61,7 @@ pub(crate) async fn admit_start(
     token: &ShareToken,
     client: Option<IpAddr>,
 ) -> DomainResult<RateDecision> {
-    let digest = Sha256::digest(token.expose().as_bytes());
-    let tag: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let tag = token_tag(token);
     let windows = &state.services.windows;
     let now = state.services.clock.now();
     let link = [WindowLimit {
@@ -95,20 +83,6 @@ pub(crate) async fn admit_start(
         .decide_all(&address, now, Duration::minutes(1))
         .await?
         .decision)
-}
-
-/// An IPv4 address as it is; an IPv6 address by its /64 network (IPv4-mapped ones as IPv4).
-fn address_key(address: IpAddr) -> String {
-    match address {
-        IpAddr::V4(v4) => v4.to_string(),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => v4.to_string(),
-            None => {
-                let s = v6.segments();
-                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
-            }
-        },
-    }
 }
 
 #[cfg(test)]

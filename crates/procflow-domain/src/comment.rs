@@ -6,6 +6,7 @@ use time::OffsetDateTime;
 
 use crate::actor::Actor;
 use crate::error::ValidationError;
+use crate::etag::Tagged;
 use crate::event::Event;
 use crate::ids::{CommentId, RunId, TaskId, TeamId, UserId};
 use crate::values::Email;
@@ -102,8 +103,9 @@ pub fn excerpt(text: &str) -> String {
     cut
 }
 
-/// A comment on a task.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A comment on a task. Its `ETag` is the fingerprint of the whole value, so an edit or a
+/// deletion changes it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Comment {
     /// Its id (time-ordered: a thread is in id order).
     pub id: CommentId,
@@ -128,6 +130,8 @@ pub struct Comment {
     /// When its text last changed (an edit or its deletion).
     pub edited_at: Option<OffsetDateTime>,
 }
+
+impl Tagged for Comment {}
 
 impl Comment {
     /// The comment with a new text and mentions, at `now`.

@@ -113,6 +113,18 @@ pub fn tagged<'a, T: Tagged, V: Serialize>(
     with_etag(views::data(view(resource)), &resource.etag())
 }
 
+/// 201 `{"data": view}` with the new resource's `ETag`: the answer of a create when the
+/// resource has no single GET to read its tag from (a comment).
+pub fn created<'a, T: Tagged, V: Serialize>(
+    resource: &'a T,
+    view: impl FnOnce(&'a T) -> V,
+) -> HttpResponse {
+    with_etag(
+        views::with_status(StatusCode::CREATED, view(resource)),
+        &resource.etag(),
+    )
+}
+
 fn with_etag(mut response: HttpResponse, etag: &ETag) -> HttpResponse {
     if let Ok(value) = HeaderValue::from_str(&etag.to_string()) {
         response.headers_mut().insert(header::ETAG, value);

@@ -32,6 +32,8 @@ pub struct InboxQuery {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
     /// Only tasks assigned to this member (user id or email) or external email.
+    #[param(schema_with = crate::schemas::assignee_filter)]
+    #[schema(schema_with = crate::schemas::assignee_filter)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub assignee: Option<String>,
     /// Only tasks in this state (default `open`).

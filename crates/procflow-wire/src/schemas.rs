@@ -1,9 +1,13 @@
 //! Schemas the derives cannot state, named by their `schema_with`: the webhook URL grammar,
-//! the event set, a note's limit, and a reference to the event envelope ([`crate::events`]).
+//! the event set, a note's limit, a schedule's name, the inbox's assignee, and a reference to
+//! the event envelope ([`crate::events`]).
 
-use procflow_domain::limits::{MAX_TITLE_CHARS, MAX_URL_BYTES};
+use procflow_domain::limits::{MAX_TITLE_CHARS, MAX_URL_BYTES, TITLE_PATTERN};
+use procflow_domain::schedule::MAX_NAME_CHARS;
 use procflow_domain::webhook::{WebhookEvent, WebhookUrl};
-use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
+use utoipa::openapi::schema::{
+    ArrayBuilder, KnownFormat, ObjectBuilder, OneOfBuilder, SchemaFormat, SchemaType, Type,
+};
 use utoipa::openapi::{Array, Object, RefOr, Schema};
 
 fn string(nullable: bool) -> ObjectBuilder {
@@ -71,4 +75,40 @@ pub fn description() -> Object {
 #[must_use]
 pub fn envelope_ref() -> RefOr<Schema> {
     RefOr::Ref(utoipa::openapi::Ref::from_schema_name("Envelope"))
+}
+
+/// A schedule's name: not blank (the rule of a title), at most [`MAX_NAME_CHARS`] characters;
+/// null for none.
+#[must_use]
+pub fn schedule_name() -> Object {
+    string(true)
+        .min_length(Some(1))
+        .max_length(Some(MAX_NAME_CHARS))
+        .pattern(Some(TITLE_PATTERN))
+        .description(Some(format!(
+            "A name for people: not blank, at most {MAX_NAME_CHARS} characters; null or \
+             omitted for none."
+        )))
+        .build()
+}
+
+/// Whom the inbox lists tasks for: a member's user id, or an email address (a member's or an
+/// external assignee's). Anything else is refused, so the schema says which two it takes.
+#[must_use]
+pub fn assignee_filter() -> Schema {
+    let of_format = |format: SchemaFormat| {
+        ObjectBuilder::new()
+            .schema_type(SchemaType::Type(Type::String))
+            .format(Some(format))
+            .build()
+    };
+    Schema::OneOf(
+        OneOfBuilder::new()
+            .item(of_format(SchemaFormat::Custom("uuid".to_owned())))
+            .item(of_format(SchemaFormat::KnownFormat(KnownFormat::Email)))
+            .description(Some(
+                "A member's user id, or an email address (a member's or an external assignee's).",
+            ))
+            .build(),
+    )
 }

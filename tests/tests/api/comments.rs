@@ -216,6 +216,47 @@ async fn every_refusal_of_a_comment_has_its_code() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_under_if_match_needs_the_comments_current_etag() {
+    let app = TestApp::spawn().await;
+    let (_, _, path) = thread(&app).await;
+    let created = app
+        .call(reqwest::Method::POST, &path)
+        .json(&json!({"text": "draft"}))
+        .send()
+        .await;
+    let etag = created
+        .header("etag")
+        .expect("an ETag on create")
+        .to_owned();
+    let at = format!(
+        "/api/v1/comments/{}",
+        created.data(201)["id"].as_str().unwrap()
+    );
+    let edit = |tag: &str, text: &str| {
+        app.call(reqwest::Method::PATCH, &at)
+            .header("If-Match", tag)
+            .json(&json!({"text": text}))
+    };
+    edit("{}", "x").send().await.error(400, "validation_error");
+    edit("\"stale\"", "x")
+        .send()
+        .await
+        .error(412, "precondition_failed");
+    let edited = edit(&etag, "second").send().await;
+    let second_etag = edited.header("etag").expect("an ETag on edit").to_owned();
+    assert_eq!(edited.data(200)["text"], "second");
+    assert_ne!(second_etag, etag);
+    // The tag of the draft is stale now: the lost update is refused and nothing changes.
+    edit(&etag, "lost")
+        .send()
+        .await
+        .error(412, "precondition_failed");
+    let (thread, _, _) = app.get(&path).await.list();
+    assert_eq!(thread[0]["text"], "second");
+    assert_eq!(edit("*", "third").send().await.data(200)["text"], "third");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hidden_task_refuses_comments_and_a_completed_run_takes_them() {
     let app = TestApp::spawn().await;
     let onboarding = Onboarding::start(&app, &[]).await;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::actor::{Actor, Assignee};
 use crate::comment::{Comment, NewComment, comment_text, mentioned_emails};
 use crate::error::{DomainError, DomainResult, ValidationError};
+use crate::etag::IfMatch;
 use crate::event::{Event, EventPayload};
 use crate::ids::{CommentId, EventId, RunId, TaskId, TeamId, UserId};
 use crate::ports::{Clock, CommentStore, IdGenerator, RunStore, TeamStore};
@@ -213,12 +214,20 @@ impl Comments {
             .await
     }
 
-    /// Replaces a comment's text (and so its mentions). Mentions added by an edit are not
+    /// Replaces a comment's text (and so its mentions), if the comment still is what
+    /// `if_match` names (checked under the store's lock). Mentions added by an edit are not
     /// emailed: only a new comment is.
     ///
     /// # Errors
-    /// A validation error for the text; `NotFound(Comment)`; `Conflict` on a deleted comment.
-    pub async fn edit(&self, team: &Team, id: CommentId, text: &str) -> DomainResult<Comment> {
+    /// A validation error for the text; `NotFound(Comment)`; `PreconditionFailed` when
+    /// `if_match` names no current tag; `Conflict` on a deleted comment.
+    pub async fn edit(
+        &self,
+        team: &Team,
+        id: CommentId,
+        text: &str,
+        if_match: Option<&IfMatch>,
+    ) -> DomainResult<Comment> {
         let text = comment_text(text)?;
         let mut mentions = Vec::new();
         for email in mentioned_emails(&text) {
@@ -230,6 +239,9 @@ impl Comments {
         self.ports
             .comments
             .update_comment(team.id, id, &|comment| {
+                if let Some(condition) = if_match {
+                    condition.check(comment)?;
+                }
                 comment.edited(text.clone(), mentions.clone(), clock.now())
             })
             .await

@@ -1,12 +1,12 @@
 //! `/api/v1/process-runs/{id}/tasks/{task_id}/comments` and `/api/v1/comments/{id}` (API
 //! contract 14.1): a task's thread. Every id is the caller team's.
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 
 use crate::AppState;
 use crate::auth::Caller;
 use crate::bodies::{Body, CreateCommentBody, IntoRequest, UpdateCommentBody};
+use crate::conditional::{self, IfMatchHeader};
 use crate::error::ApiError;
 use crate::params::{self, PageQuery};
 use crate::views::{self, CommentView};
@@ -50,7 +50,7 @@ pub async fn list(
     description = "Plain text; `@<email>` of an active member mentions them. Allowed on completed runs; a task hidden by a rule refuses it (409 `task_hidden`). Raises `task.comment_created` and emails the task's assignee and the members mentioned (not the author; the guest with their share link).",
     params(("id" = String, Path, format = "uuid", description = "The run's id"), ("task_id" = String, Path, format = "uuid", description = "The run task's id")),
     request_body = crate::bodies::CreateCommentBody,
-    responses((status = 201, description = "The comment", body = crate::openapi::envelopes::CommentData))
+    responses((status = 201, description = "The comment, with its `ETag` for an edit's `If-Match` (absent on an answer replayed for a repeated `Idempotency-Key`)", body = crate::openapi::envelopes::CommentData, headers(("ETag" = String, description = "The comment's entity tag"))))
 )]
 pub async fn create(
     state: web::Data<AppState>,
@@ -63,10 +63,7 @@ pub async fn create(
         .comments()
         .add(&caller.team, run, task, body.into_request()?)
         .await?;
-    Ok(views::with_status(
-        StatusCode::CREATED,
-        CommentView::from(&comment),
-    ))
+    Ok(conditional::created(&comment, CommentView::from))
 }
 
 /// `PATCH /comments/{id}`
@@ -76,7 +73,7 @@ pub async fn create(
     tag = "comments",
     operation_id = "updateComment",
     summary = "Edit a comment",
-    description = "Replaces its text (and so its mentions, which are not emailed again). A deleted comment cannot be edited (409 `conflict`).",
+    description = "Replaces its text (and so its mentions, which are not emailed again), under `If-Match` with the `ETag` of the create or of the last edit. A deleted comment cannot be edited (409 `conflict`).",
     params(("id" = String, Path, format = "uuid", description = "The comment's id")),
     request_body = crate::bodies::UpdateCommentBody,
     responses((status = 200, description = "The comment", body = crate::openapi::envelopes::CommentData))
@@ -85,12 +82,16 @@ pub async fn update(
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<String>,
+    IfMatchHeader(if_match): IfMatchHeader,
     Body(body): Body<UpdateCommentBody>,
 ) -> Result<HttpResponse, ApiError> {
     let id = params::comment_id(&id)?;
     let text = body.into_request()?;
-    let comment = state.comments().edit(&caller.team, id, &text).await?;
-    Ok(views::data(CommentView::from(&comment)))
+    let comment = state
+        .comments()
+        .edit(&caller.team, id, &text, if_match.as_ref())
+        .await?;
+    Ok(conditional::tagged(&comment, CommentView::from))
 }
 
 /// `DELETE /comments/{id}`

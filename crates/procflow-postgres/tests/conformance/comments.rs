@@ -3,6 +3,7 @@
 
 use procflow_domain::actor::{Actor, Assignee};
 use procflow_domain::error::{DomainError, Resource};
+use procflow_domain::etag::{IfMatch, Tagged};
 use procflow_domain::event::EventPayload;
 use procflow_domain::ids::CommentId;
 use procflow_domain::service::{AddComment, UpdateTask};
@@ -129,7 +130,7 @@ async fn edits_and_deletes_keep_the_comment_in_its_thread(env: Env) {
     env.clock.advance(time::Duration::minutes(5));
     let edited = env
         .comments
-        .edit(&env.team, comment.id, "@member@a.example final")
+        .edit(&env.team, comment.id, "@member@a.example final", None)
         .await
         .unwrap();
     assert_eq!(edited.text, "@member@a.example final");
@@ -143,7 +144,7 @@ async fn edits_and_deletes_keep_the_comment_in_its_thread(env: Env) {
         env.comments.delete(&env.team, comment.id).await.unwrap(),
         deleted
     );
-    let refused = env.comments.edit(&env.team, comment.id, "back").await;
+    let refused = env.comments.edit(&env.team, comment.id, "back", None).await;
     assert!(
         matches!(refused, Err(DomainError::Conflict(_))),
         "{refused:?}"
@@ -154,6 +155,43 @@ async fn edits_and_deletes_keep_the_comment_in_its_thread(env: Env) {
         .await
         .unwrap();
     assert_eq!(thread.items, [deleted]);
+}
+
+conformance_test!(an_edit_under_if_match_applies_only_to_the_current_comment);
+async fn an_edit_under_if_match_applies_only_to_the_current_comment(env: Env) {
+    let Started { run, tasks, .. } = started(&env).await;
+    let comment = env
+        .comments
+        .add(&env.team, run.id, tasks[0].id, said("draft", None))
+        .await
+        .unwrap();
+    let read = IfMatch::OneOf(vec![comment.etag()]);
+    let edited = env
+        .comments
+        .edit(&env.team, comment.id, "second", Some(&read))
+        .await
+        .unwrap();
+    assert_ne!(edited.etag(), comment.etag(), "an edit changes the tag");
+    // The tag read before that edit is stale now: nothing changes.
+    assert_eq!(
+        env.comments
+            .edit(&env.team, comment.id, "lost update", Some(&read))
+            .await,
+        Err(DomainError::PreconditionFailed)
+    );
+    assert_eq!(
+        env.store
+            .get_comment(env.team.id, comment.id)
+            .await
+            .unwrap(),
+        edited
+    );
+    let again = env
+        .comments
+        .edit(&env.team, comment.id, "third", Some(&IfMatch::Any))
+        .await
+        .unwrap();
+    assert_eq!(again.text, "third");
 }
 
 conformance_test!(another_teams_comments_are_not_found);
@@ -170,7 +208,9 @@ async fn another_teams_comments_are_not_found(env: Env) {
         not_comment
     );
     assert_eq!(
-        env.comments.edit(&env.other, comment.id, "theirs").await,
+        env.comments
+            .edit(&env.other, comment.id, "theirs", None)
+            .await,
         not_comment
     );
     assert_eq!(

@@ -11,9 +11,10 @@ pub struct CreateCommentBody {
     /// team member mentions them: they are emailed.
     #[schema(min_length = 1, max_length = 10000)]
     pub text: String,
-    /// The email of an active team member who writes it; the API otherwise.
+    /// The email of an active team member who writes it; text that names no active member
+    /// (not an address, an outsider's) writes it as the API, as `actor_email` does on every
+    /// write (spec 4.6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(format = Email)]
     pub actor_email: Option<String>,
     /// Attachments of the task to show with it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

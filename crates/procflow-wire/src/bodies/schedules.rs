@@ -30,8 +30,10 @@ pub struct ScheduleRunBody {
     /// The template's title when omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// The email of an active team member to attribute each run to; `api` otherwise.
+    /// The email of an active team member to attribute each run to; `api` otherwise. An
+    /// address that is no active member's is refused when the schedule is saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(format = Email)]
     pub actor_email: Option<String>,
     /// Each run's due date: this ISO 8601 duration (weeks, days, hours, minutes, seconds)
     /// after its occurrence.
@@ -57,6 +59,7 @@ pub struct CreateScheduleBody {
     pub template_id: String,
     /// A name for people.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::schemas::schedule_name)]
     pub name: Option<String>,
     /// An RFC 5545 `DTSTART` line (local time in `timezone`) and `RRULE` line, such as
     /// `"DTSTART:20261201T090000\nRRULE:FREQ=WEEKLY;BYDAY=MO"`.
@@ -85,7 +88,7 @@ pub struct UpdateScheduleBody {
         deserialize_with = "crate::nullable::present",
         skip_serializing_if = "Option::is_none"
     )]
-    #[schema(value_type = Option<String>)]
+    #[schema(schema_with = crate::schemas::schedule_name)]
     pub name: Option<Option<String>>,
     /// A new recurrence; counting restarts from now.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -167,6 +167,14 @@ async fn bad_schedules_are_refused_naming_the_field_or_part() {
             "name",
         ),
         (
+            json!({"template_id": template, "recurrence": WEEKLY, "name": ""}),
+            "name",
+        ),
+        (
+            json!({"template_id": template, "recurrence": WEEKLY, "run": {"name": " "}}),
+            "run.name",
+        ),
+        (
             json!({"template_id": template, "recurrence": WEEKLY, "run": {"due_in": "P1M"}}),
             "run.due_in",
         ),

@@ -349,6 +349,16 @@ impl Schedules {
             actor_email: run.actor_email.clone(),
             custom_elements: run.custom_elements.iter().map(Prefill::from).collect(),
         };
-        self.procflow.prepare_run(team, request).await.map(drop)
+        // The request is the schedule's `run`: its refusals name the field there.
+        self.procflow
+            .prepare_run(team, request)
+            .await
+            .map(drop)
+            .map_err(|error| match error {
+                DomainError::Validation(ValidationError::Field { field, message }) => {
+                    ValidationError::field(format!("run.{field}"), message).into()
+                }
+                other => other,
+            })
     }
 }

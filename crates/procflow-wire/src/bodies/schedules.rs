@@ -27,8 +27,9 @@ pub struct ScheduleInviteBody {
 #[schema(as = ScheduleRun)]
 pub struct ScheduleRunBody {
     /// The run's title; `{date}` is replaced with the occurrence's local date (ISO 8601).
-    /// The template's title when omitted.
+    /// The template's title when omitted; not blank.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = procflow_domain::openapi::optional_title)]
     pub name: Option<String>,
     /// The email of an active team member to attribute each run to; `api` otherwise. An
     /// address that is no active member's is refused when the schedule is saved.

@@ -1,9 +1,16 @@
-//! The [`FileStore`] port on `object_store`: a local directory (the default, `file:///path`).
+//! The [`FileStore`] port on `object_store`: a local directory (the default, `file:///path`) or
+//! an S3-compatible bucket ([`ObjectFiles::s3`]), picked by a storage URL ([`open`]).
 //! Writes stream through a multipart upload, which `object_store` completes atomically (the
 //! local filesystem stages the parts in a file of its own and renames it into place), so that a
 //! failed upload leaves nothing under its key.
 
 #![deny(missing_docs)]
+
+mod s3;
+mod storage_url;
+
+pub use s3::{S3Credentials, S3Settings};
+pub use storage_url::{OpenError, StorageUrl, StorageUrlError, open};
 
 use std::path::Path;
 use std::sync::Arc;

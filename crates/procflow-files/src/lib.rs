@@ -63,6 +63,13 @@ fn failure(error: &object_store::Error) -> DomainError {
     }
 }
 
+/// A failure where no key is read (a write, a listing): a "not found" there is the bucket's
+/// or the directory's, the store's failure rather than a missing file.
+fn store_failure(error: &object_store::Error) -> DomainError {
+    tracing::warn!(error = %error, "file store failure");
+    StoreError::Other(format!("file store: {error}")).into()
+}
+
 fn path(key: &StorageKey) -> ObjectPath {
     ObjectPath::from(key.as_str())
 }
@@ -88,7 +95,7 @@ impl FileStore for ObjectFiles {
             .store
             .put_multipart(&path(key))
             .await
-            .map_err(|e| failure(&e))?;
+            .map_err(|e| store_failure(&e))?;
         let mut hash = Sha256::new();
         let mut size: u64 = 0;
         let mut part: Vec<u8> = Vec::new();
@@ -105,7 +112,10 @@ impl FileStore for ObjectFiles {
                 }
                 if part.len() >= PART_BYTES || (end && !part.is_empty()) {
                     let payload = PutPayload::from(std::mem::take(&mut part));
-                    upload.put_part(payload).await.map_err(|e| failure(&e))?;
+                    upload
+                        .put_part(payload)
+                        .await
+                        .map_err(|e| store_failure(&e))?;
                 }
                 if end {
                     return Ok(());
@@ -115,7 +125,7 @@ impl FileStore for ObjectFiles {
         .await;
         match outcome {
             Ok(()) => {
-                upload.complete().await.map_err(|e| failure(&e))?;
+                upload.complete().await.map_err(|e| store_failure(&e))?;
                 Ok(StoredObject {
                     size,
                     sha256: hash.finalize().into(),
@@ -148,7 +158,7 @@ impl FileStore for ObjectFiles {
         let mut listed = self.store.list(Some(&prefix));
         let mut found = Vec::new();
         while let Some(meta) = listed.next().await {
-            let meta = meta.map_err(|e| failure(&e))?;
+            let meta = meta.map_err(|e| store_failure(&e))?;
             let Ok(key) = StorageKey::parse(meta.location.as_ref()) else {
                 // Not an object of ours (a staged part, a file put there by hand).
                 continue;

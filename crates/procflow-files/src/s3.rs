@@ -2,10 +2,12 @@
 //! so that several server instances share the bytes. Writes go through S3 multipart uploads,
 //! which the store aborts when the source fails: nothing of a failed upload stays.
 
+use std::ffi::OsString;
 use std::fmt;
 use std::sync::Arc;
 
-use object_store::aws::AmazonS3Builder;
+use object_store::ClientConfigKey;
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use procflow_domain::error::StoreError;
 
 use crate::ObjectFiles;
@@ -15,11 +17,11 @@ use crate::ObjectFiles;
 pub struct S3Settings {
     /// The bucket's name.
     pub bucket: String,
-    /// The server's base URL (`http://127.0.0.1:9000`); `None` for AWS itself. Plain HTTP is
-    /// allowed only when this URL says `http`.
+    /// The server's base URL (`http://127.0.0.1:9000`); `None` for AWS itself (never
+    /// `AWS_ENDPOINT`). Plain HTTP is allowed only when this URL says `http`.
     pub endpoint: Option<String>,
-    /// The bucket's region; `None` takes `AWS_REGION` (with environment credentials) or
-    /// `us-east-1`.
+    /// The bucket's region; `None` takes `AWS_REGION` or `AWS_DEFAULT_REGION` (with
+    /// environment credentials), else `us-east-1`.
     pub region: Option<String>,
     /// The keys to sign with; `None` takes AWS's usual environment variables
     /// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, web identity, ...).
@@ -70,7 +72,7 @@ impl ObjectFiles {
                     None => builder,
                 }
             }
-            None => AmazonS3Builder::from_env(),
+            None => from_environment(),
         };
         builder = builder.with_bucket_name(&settings.bucket);
         if let Some(region) = &settings.region {
@@ -90,5 +92,88 @@ impl ObjectFiles {
         Ok(Self {
             store: Arc::new(store),
         })
+    }
+}
+
+/// A builder with the `AWS_...` settings of the environment (credentials, region, proxy, ...),
+/// but for where the bucket is and whether plain HTTP is allowed: the storage URL alone says
+/// that, so a stray `AWS_ENDPOINT` cannot send the bytes elsewhere.
+fn from_environment() -> AmazonS3Builder {
+    from_variables(std::env::vars_os())
+}
+
+fn from_variables(variables: impl Iterator<Item = (OsString, OsString)>) -> AmazonS3Builder {
+    let mut builder = AmazonS3Builder::new();
+    for (name, value) in variables {
+        let (Some(name), Some(value)) = (name.to_str(), value.to_str()) else {
+            continue;
+        };
+        if !name.starts_with("AWS_") {
+            continue;
+        }
+        let Ok(key) = name.to_ascii_lowercase().parse::<AmazonS3ConfigKey>() else {
+            continue;
+        };
+        if !matches!(
+            key,
+            AmazonS3ConfigKey::Endpoint
+                | AmazonS3ConfigKey::Bucket
+                | AmazonS3ConfigKey::Client(ClientConfigKey::AllowHttp)
+        ) {
+            builder = builder.with_config(key, value);
+        }
+    }
+    builder
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_environment_gives_credentials_and_region_but_never_where_the_bytes_go() {
+        let variables = [
+            ("AWS_ACCESS_KEY_ID", "id"),
+            ("AWS_SECRET_ACCESS_KEY", "secret"),
+            ("AWS_REGION", "eu-west-3"),
+            ("AWS_ENDPOINT", "http://elsewhere:9000"),
+            ("AWS_ENDPOINT_URL", "http://elsewhere:9000"),
+            ("AWS_BUCKET", "other"),
+            ("AWS_ALLOW_HTTP", "true"),
+            ("HOME", "/root"),
+        ]
+        .map(|(name, value)| (OsString::from(name), OsString::from(value)));
+        let builder = from_variables(variables.into_iter());
+        let value = |key| builder.get_config_value(&key);
+        assert_eq!(value(AmazonS3ConfigKey::AccessKeyId).as_deref(), Some("id"));
+        assert_eq!(
+            value(AmazonS3ConfigKey::SecretAccessKey).as_deref(),
+            Some("secret")
+        );
+        assert_eq!(
+            value(AmazonS3ConfigKey::Region).as_deref(),
+            Some("eu-west-3")
+        );
+        assert_eq!(value(AmazonS3ConfigKey::Endpoint), None);
+        assert_eq!(value(AmazonS3ConfigKey::Bucket), None);
+        assert_ne!(
+            value(AmazonS3ConfigKey::Client(ClientConfigKey::AllowHttp)).as_deref(),
+            Some("true")
+        );
+    }
+
+    #[test]
+    fn credentials_never_show_their_secret() {
+        let keys = S3Credentials {
+            access_key_id: "AKIDEXAMPLE".into(),
+            secret_access_key: "wJalrXUtnFEMI".into(),
+            session_token: Some("FwoGZXIvYXdzE".into()),
+        };
+        let shown = format!("{keys:?}");
+        assert!(shown.contains("AKIDEXAMPLE"), "{shown}");
+        assert!(
+            !shown.contains("wJalr") && !shown.contains("FwoG"),
+            "{shown}"
+        );
     }
 }

@@ -128,3 +128,51 @@ pub async fn contract(store: &dyn FileStore) {
     store.delete(&key("a")).await.unwrap();
     assert!(store.get(&key("a")).await.is_err());
 }
+
+/// 12 MiB in chunks of 64 KiB that, before its last chunk, asks `stored` how many bytes of the
+/// upload in progress the store already holds.
+struct Watched<'a> {
+    sent: usize,
+    stored: &'a (dyn Fn() -> u64 + Sync),
+    seen: Option<u64>,
+}
+
+const WATCHED_BYTES: usize = 12 * 1024 * 1024;
+const WATCHED_CHUNK: usize = 64 * 1024;
+
+#[async_trait]
+impl ByteSource for Watched<'_> {
+    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, SourceError> {
+        if self.sent == WATCHED_BYTES {
+            return Ok(None);
+        }
+        if self.sent + WATCHED_CHUNK == WATCHED_BYTES {
+            self.seen = Some((self.stored)());
+        }
+        self.sent += WATCHED_CHUNK;
+        Ok(Some(vec![7; WATCHED_CHUNK]))
+    }
+}
+
+/// A put streams: parts of the object reach the store while the source still reads, so the
+/// adapter never holds the whole of it (`stored` says how many bytes of the upload in progress
+/// the store holds).
+pub async fn streams_in_parts(store: &dyn FileStore, stored: &(dyn Fn() -> u64 + Sync)) {
+    let mut source = Watched {
+        sent: 0,
+        stored,
+        seen: None,
+    };
+    let done = store.put(&key("streamed"), &mut source).await.unwrap();
+    assert_eq!(done.size, WATCHED_BYTES as u64);
+    // Two whole parts of 5 MiB were stored before the last chunk was read.
+    let seen = source.seen.unwrap();
+    assert!(
+        seen >= 10 * 1024 * 1024,
+        "{seen} bytes stored before the end"
+    );
+    let back = read_all(store.get(&key("streamed")).await.unwrap()).await;
+    assert_eq!(back.len(), WATCHED_BYTES);
+    assert!(back.iter().all(|&b| b == 7));
+    store.delete(&key("streamed")).await.unwrap();
+}

@@ -8,7 +8,7 @@ use procflow_domain::error::DomainError;
 use procflow_domain::ports::files::{ByteSource, FileStore, SourceError, StorageKey};
 use procflow_files::{ObjectFiles, S3Credentials, StorageUrl};
 
-use super::contract::contract;
+use super::contract::{contract, streams_in_parts};
 use super::s3_server::S3Server;
 
 /// The store the storage URL of `bucket` on `endpoint` names, with keys given here (moto
@@ -57,6 +57,36 @@ async fn an_s3_bucket_keeps_the_contract() {
         objects.contains("<Key>teams/t1/files/empty</Key>"),
         "{objects}"
     );
+}
+
+/// The text of each `<tag>` element of `xml`, in order.
+fn elements<'a>(xml: &'a str, tag: &str) -> Vec<&'a str> {
+    let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+    xml.split(&open)
+        .skip(1)
+        .filter_map(|rest| rest.split_once(&close).map(|(text, _)| text))
+        .collect()
+}
+
+#[tokio::test]
+async fn an_upload_reaches_the_bucket_part_by_part() {
+    let server = S3Server::start(&["procflow-files"]);
+    let store = bucket("procflow-files", &server.endpoint());
+    // The bytes of the parts of the upload in progress, as the server lists them.
+    let stored = || {
+        let uploads = server.get("/procflow-files?uploads");
+        let ids = elements(&uploads, "UploadId");
+        assert_eq!(ids.len(), 1, "{uploads}");
+        let parts = server.get(&format!(
+            "/procflow-files/teams/t1/files/streamed?uploadId={}",
+            ids[0]
+        ));
+        elements(&parts, "Size")
+            .iter()
+            .map(|size| size.parse::<u64>().unwrap())
+            .sum()
+    };
+    streams_in_parts(&store, &stored).await;
 }
 
 #[tokio::test]

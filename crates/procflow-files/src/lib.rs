@@ -28,13 +28,15 @@ use procflow_domain::ports::files::{
 use sha2::{Digest, Sha256};
 
 /// Parts are sent to the store once this many bytes are buffered: memory stays flat whatever
-/// the object's size (S3 wants parts of at least 5 MiB but the last).
-const PART_BYTES: usize = 5 * 1024 * 1024;
+/// the object's size, at about one part per upload in progress. On disk any size will do.
+const LOCAL_PART_BYTES: usize = 1024 * 1024;
 
 /// The file store over one `object_store` backend.
 #[derive(Clone, Debug)]
 pub struct ObjectFiles {
     store: Arc<dyn ObjectStore>,
+    /// The size of the parts an upload is sent in (but the last).
+    part_bytes: usize,
 }
 
 impl ObjectFiles {
@@ -49,6 +51,7 @@ impl ObjectFiles {
             .map_err(|e| StoreError::Other(format!("cannot use {}: {e}", root.display())))?;
         Ok(Self {
             store: Arc::new(store),
+            part_bytes: LOCAL_PART_BYTES,
         })
     }
 }
@@ -110,7 +113,7 @@ impl FileStore for ObjectFiles {
                     size += chunk.len() as u64;
                     part.extend_from_slice(&chunk);
                 }
-                if part.len() >= PART_BYTES || (end && !part.is_empty()) {
+                if part.len() >= self.part_bytes || (end && !part.is_empty()) {
                     let payload = PutPayload::from(std::mem::take(&mut part));
                     upload
                         .put_part(payload)

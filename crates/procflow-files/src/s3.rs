@@ -12,6 +12,9 @@ use procflow_domain::error::StoreError;
 
 use crate::ObjectFiles;
 
+/// S3's smallest part (but the last of an upload).
+const S3_PART_BYTES: usize = 5 * 1024 * 1024;
+
 /// Where a bucket is: its name, and for a server other than AWS its endpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct S3Settings {
@@ -91,6 +94,7 @@ impl ObjectFiles {
             .map_err(|e| StoreError::Other(format!("cannot use the bucket: {e}")))?;
         Ok(Self {
             store: Arc::new(store),
+            part_bytes: S3_PART_BYTES,
         })
     }
 }

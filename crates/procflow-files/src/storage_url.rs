@@ -72,6 +72,35 @@ impl StorageUrl {
     }
 }
 
+/// The URL again, in its canonical form (parameters percent-encoded): what a start-up log may
+/// show, since a storage URL carries no secret.
+impl std::fmt::Display for StorageUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Local(root) => match url::Url::from_file_path(root) {
+                Ok(url) => f.write_str(url.as_str()),
+                Err(()) => write!(f, "file://{}", root.display()),
+            },
+            Self::S3(settings) => {
+                write!(f, "s3://{}", settings.bucket)?;
+                let mut query = url::form_urlencoded::Serializer::new(String::new());
+                if let Some(endpoint) = &settings.endpoint {
+                    query.append_pair("endpoint", endpoint);
+                }
+                if let Some(region) = &settings.region {
+                    query.append_pair("region", region);
+                }
+                let query = query.finish();
+                if query.is_empty() {
+                    Ok(())
+                } else {
+                    write!(f, "?{query}")
+                }
+            }
+        }
+    }
+}
+
 impl std::str::FromStr for StorageUrl {
     type Err = StorageUrlError;
 

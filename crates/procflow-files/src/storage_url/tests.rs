@@ -162,3 +162,23 @@ fn open_makes_a_missing_local_directory_and_reports_a_bad_url() {
         .unwrap();
     assert!(matches!(error, super::OpenError::Store(_)), "{error:?}");
 }
+
+#[test]
+fn a_storage_url_shows_itself_canonically_and_reads_back() {
+    for (text, shown) in [
+        (
+            "file:///var/lib/procflow/files",
+            "file:///var/lib/procflow/files",
+        ),
+        ("file:///srv/my%20files", "file:///srv/my%20files"),
+        ("s3://abc", "s3://abc"),
+        (
+            "s3://abc?region=eu-west-3&endpoint=http://127.0.0.1:9000/",
+            "s3://abc?endpoint=http%3A%2F%2F127.0.0.1%3A9000&region=eu-west-3",
+        ),
+    ] {
+        let parsed = StorageUrl::parse(text).unwrap();
+        assert_eq!(parsed.to_string(), shown);
+        assert_eq!(StorageUrl::parse(shown).unwrap(), parsed);
+    }
+}

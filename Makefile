@@ -40,7 +40,13 @@ mail-tools:
 mcp-tools:
 	@scripts/ensure-mcp.sh
 
-test: postgres-tools browser-tools mail-tools mcp-tools
+# The S3 adapter's tests start an S3-compatible server (PyPI moto[server]) on loopback; make its
+# virtualenv when absent.
+.PHONY: s3-tools
+s3-tools:
+	@scripts/ensure-s3.sh >/dev/null
+
+test: postgres-tools browser-tools mail-tools mcp-tools s3-tools
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) test --workspace --doc
 

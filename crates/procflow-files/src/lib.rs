@@ -1,9 +1,16 @@
-//! The [`FileStore`] port on `object_store`: a local directory (the default, `file:///path`).
+//! The [`FileStore`] port on `object_store`: a local directory (the default, `file:///path`) or
+//! an S3-compatible bucket ([`ObjectFiles::s3`]), picked by a storage URL ([`open`]).
 //! Writes stream through a multipart upload, which `object_store` completes atomically (the
 //! local filesystem stages the parts in a file of its own and renames it into place), so that a
 //! failed upload leaves nothing under its key.
 
 #![deny(missing_docs)]
+
+mod s3;
+mod storage_url;
+
+pub use s3::{S3Credentials, S3Settings};
+pub use storage_url::{OpenError, StorageUrl, StorageUrlError, open};
 
 use std::path::Path;
 use std::sync::Arc;
@@ -21,13 +28,15 @@ use procflow_domain::ports::files::{
 use sha2::{Digest, Sha256};
 
 /// Parts are sent to the store once this many bytes are buffered: memory stays flat whatever
-/// the object's size (S3 wants parts of at least 5 MiB but the last).
-const PART_BYTES: usize = 5 * 1024 * 1024;
+/// the object's size, at about one part per upload in progress. On disk any size will do.
+const LOCAL_PART_BYTES: usize = 1024 * 1024;
 
 /// The file store over one `object_store` backend.
 #[derive(Clone, Debug)]
 pub struct ObjectFiles {
     store: Arc<dyn ObjectStore>,
+    /// The size of the parts an upload is sent in (but the last).
+    part_bytes: usize,
 }
 
 impl ObjectFiles {
@@ -42,6 +51,7 @@ impl ObjectFiles {
             .map_err(|e| StoreError::Other(format!("cannot use {}: {e}", root.display())))?;
         Ok(Self {
             store: Arc::new(store),
+            part_bytes: LOCAL_PART_BYTES,
         })
     }
 }
@@ -54,6 +64,13 @@ fn failure(error: &object_store::Error) -> DomainError {
             StoreError::Other(format!("file store: {other}")).into()
         }
     }
+}
+
+/// A failure where no key is read (a write, a listing): a "not found" there is the bucket's
+/// or the directory's, the store's failure rather than a missing file.
+fn store_failure(error: &object_store::Error) -> DomainError {
+    tracing::warn!(error = %error, "file store failure");
+    StoreError::Other(format!("file store: {error}")).into()
 }
 
 fn path(key: &StorageKey) -> ObjectPath {
@@ -81,7 +98,7 @@ impl FileStore for ObjectFiles {
             .store
             .put_multipart(&path(key))
             .await
-            .map_err(|e| failure(&e))?;
+            .map_err(|e| store_failure(&e))?;
         let mut hash = Sha256::new();
         let mut size: u64 = 0;
         let mut part: Vec<u8> = Vec::new();
@@ -96,9 +113,12 @@ impl FileStore for ObjectFiles {
                     size += chunk.len() as u64;
                     part.extend_from_slice(&chunk);
                 }
-                if part.len() >= PART_BYTES || (end && !part.is_empty()) {
+                if part.len() >= self.part_bytes || (end && !part.is_empty()) {
                     let payload = PutPayload::from(std::mem::take(&mut part));
-                    upload.put_part(payload).await.map_err(|e| failure(&e))?;
+                    upload
+                        .put_part(payload)
+                        .await
+                        .map_err(|e| store_failure(&e))?;
                 }
                 if end {
                     return Ok(());
@@ -108,7 +128,7 @@ impl FileStore for ObjectFiles {
         .await;
         match outcome {
             Ok(()) => {
-                upload.complete().await.map_err(|e| failure(&e))?;
+                upload.complete().await.map_err(|e| store_failure(&e))?;
                 Ok(StoredObject {
                     size,
                     sha256: hash.finalize().into(),
@@ -141,7 +161,7 @@ impl FileStore for ObjectFiles {
         let mut listed = self.store.list(Some(&prefix));
         let mut found = Vec::new();
         while let Some(meta) = listed.next().await {
-            let meta = meta.map_err(|e| failure(&e))?;
+            let meta = meta.map_err(|e| store_failure(&e))?;
             let Ok(key) = StorageKey::parse(meta.location.as_ref()) else {
                 // Not an object of ours (a staged part, a file put there by hand).
                 continue;

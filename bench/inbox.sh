@@ -49,7 +49,8 @@ inbox_scenario() {
   INBOX_SEED=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
   INBOX_BIG_TASKS=$(sql -c "SELECT count(*) FROM run_tasks WHERE team_id = '$TEAM' AND NOT hidden")
   INBOX_SMALL_TASKS=$(sql -c "SELECT count(*) FROM run_tasks WHERE team_id = '$SMALL_TEAM' AND NOT hidden")
-  say "  seeded in $INBOX_SEED s: $INBOX_BIG_TASKS tasks in the big team, $INBOX_SMALL_TASKS in the small one"
+  INBOX_DB_SIZE=$(sql -c "SELECT pg_size_pretty(pg_database_size('procflow'))")
+  say "  seeded in $INBOX_SEED s: $INBOX_BIG_TASKS tasks in the big team, $INBOX_SMALL_TASKS in the small one; database $INBOX_DB_SIZE"
 
   # The floor must do the page's work: 21 rows on both teams, as the service reads them.
   local n rows
@@ -96,7 +97,7 @@ inbox_report() {
   echo
   echo "Inbox and dry runs (issue 23; bench/inbox.sh). The assignee's page, limit 20, of the team of" \
     "$SMALL_RUNS runs ($INBOX_SMALL_TASKS tasks, $INBOX_TASKS per run) and of the team of $BIG_TOTAL runs" \
-    "($INBOX_BIG_TASKS tasks; $INBOX_TASKS per seeded run): one task in ten is the assignee's; seeded in $INBOX_SEED s."
+    "($INBOX_BIG_TASKS tasks; $INBOX_TASKS per seeded run): one task in ten is the assignee's; seeded in $INBOX_SEED s (database then $INBOX_DB_SIZE)."
   echo
   echo "| Scenario | Conns | Service req/s | p50 ms | p99 ms | Errors | SQL floor tx/s | SQL p50 ms | SQL p99 ms | Service / SQL |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"

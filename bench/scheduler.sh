@@ -19,6 +19,16 @@
 SCHEDULES="${BENCH_SCHEDULES:-10000}"
 SCHEDULER_INTERVAL="${BENCH_SCHEDULER_INTERVAL:-1s}"
 
+# drop_bench_endpoint: removes the webhook rows' endpoint, if they made one: after them, a
+# delivery per run created would be work of the worker that the rows below do not measure.
+drop_bench_endpoint() {
+  [ -n "${WEBHOOK_ENDPOINT:-}" ] || return 0
+  [ "$(curl -s -o /dev/null -w '%{http_code}' -X DELETE -H "Authorization: Bearer pf_live_bench_1_1" \
+    "http://127.0.0.1:$PORT/api/v1/webhooks/$WEBHOOK_ENDPOINT")" = 204 ] ||
+    die "cannot remove the webhook rows' endpoint $WEBHOOK_ENDPOINT"
+  WEBHOOK_ENDPOINT=""
+}
+
 # bench_servers_stop: every `procflow serve` the bench started (their workers would schedule too).
 bench_servers_stop() {
   local pid
@@ -32,11 +42,7 @@ bench_servers_stop() {
 scheduler_scenario() {
   say "scheduler S1: $SCHEDULES schedules due in the same minute, one procflow worker (interval $SCHEDULER_INTERVAL)"
   local key=pf_live_bench_1_1 model
-  # The webhook rows' endpoint would add a delivery per run started: it is not the scheduler's.
-  if [ -n "${WEBHOOK_ENDPOINT:-}" ]; then
-    curl -s -o /dev/null -X DELETE -H "Authorization: Bearer $key" \
-      "http://127.0.0.1:$PORT/api/v1/webhooks/$WEBHOOK_ENDPOINT"
-  fi
+  drop_bench_endpoint
   model=$(curl -s -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
     -d "{\"template_id\": \"$TPL50\", \"name\": \"Bench schedule\", \"timezone\": \"UTC\",
          \"recurrence\": \"DTSTART:20991201T090000\\nRRULE:FREQ=DAILY\",

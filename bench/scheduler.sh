@@ -23,9 +23,11 @@ SCHEDULER_INTERVAL="${BENCH_SCHEDULER_INTERVAL:-1s}"
 # delivery per run created would be work of the worker that the rows below do not measure.
 drop_bench_endpoint() {
   [ -n "${WEBHOOK_ENDPOINT:-}" ] || return 0
-  [ "$(curl -s -o /dev/null -w '%{http_code}' -X DELETE -H "Authorization: Bearer pf_live_bench_1_1" \
-    "http://127.0.0.1:$PORT/api/v1/webhooks/$WEBHOOK_ENDPOINT")" = 204 ] ||
-    die "cannot remove the webhook rows' endpoint $WEBHOOK_ENDPOINT"
+  local status
+  status=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE -H "Authorization: Bearer pf_live_bench_1_1" \
+    "http://127.0.0.1:$PORT/api/v1/webhooks/$WEBHOOK_ENDPOINT")
+  [ "$status" = 204 ] ||
+    say "  WARNING: removing the webhook rows' endpoint answered $status: its deliveries weigh on the rows below"
   WEBHOOK_ENDPOINT=""
 }
 

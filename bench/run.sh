@@ -25,6 +25,14 @@
 #   BENCH_ONLY=logic   run only the process-logic rows (bench/logic.sh), on the teams, templates
 #                      and keys alone (no seeded runs): about a minute after the build
 #   BENCH_LOGIC_RUNS   runs per pool of the process-logic rows (default 100)
+#   BENCH_ONLY=inbox, BENCH_ONLY=scheduler, BENCH_ONLY="inbox scheduler"
+#                      only the inbox and dry-run rows (bench/inbox.sh) and/or the scheduler
+#                      rows (bench/scheduler.sh), on the teams and their seeded runs
+#                      (BENCH_BIG_RUNS, BENCH_SMALL_RUNS) without the other scenarios
+#   BENCH_SMALL_RUNS   runs of the small team (default 10000)
+#   BENCH_INBOX_TASKS  tasks per seeded run for the inbox rows (default 5)
+#   BENCH_SCHEDULES    schedules due in the same minute (default 10000)
+#   BENCH_SCHEDULER_INTERVAL  the scheduler worker's PROCFLOW_SCHEDULER_INTERVAL (default 1s)
 #   PROCFLOW_PG_BIN    directory of initdb/pg_ctl/pgbench (default: the highest
 #                      /usr/lib/postgresql/*/bin)
 #   CARGO              cargo command (default cargo)
@@ -41,7 +49,7 @@ BIG_RUNS="${BENCH_BIG_RUNS:-1000000}"
 GROWTH_RUNS="${BENCH_GROWTH_RUNS:-100000}"  # create-run throughput is measured again after this many runs
 DB_POOL="${BENCH_DB_POOL:-$(($(nproc) * 2))}"
 HTTP_WORKERS="${BENCH_HTTP_WORKERS:-$(( $(nproc) / 2 > 0 ? $(nproc) / 2 : 1 ))}"
-SMALL_RUNS=10000            # the list page is measured on a team of this many runs too
+SMALL_RUNS="${BENCH_SMALL_RUNS:-10000}"  # the list page and the inbox are measured on a team of this many runs too
 NKEYS=1000                  # API keys per team the load goes round-robin over
 RATE_LIMIT=1000000          # PROCFLOW_RATE_LIMIT_PER_MINUTE of the measured server
 TASK_POOL_RUNS=2000         # 50-task runs whose tasks scenario 2 completes (x49 tasks usable)
@@ -58,6 +66,10 @@ source "$BENCH/etag.sh"
 source "$BENCH/busy_key.sh"
 # shellcheck source=bench/logic.sh
 source "$BENCH/logic.sh"
+# shellcheck source=bench/inbox.sh
+source "$BENCH/inbox.sh"
+# shellcheck source=bench/scheduler.sh
+source "$BENCH/scheduler.sh"
 
 STARTED=$(date +%s)
 OUT_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
@@ -78,6 +90,7 @@ as_owner() { if is_root; then runuser -u postgres -- "$@"; else "$@"; fi; }
 TMP=""
 PG_STARTED=""
 PIDS=()
+SERVE_PIDS=()  # the `procflow serve` instances among PIDS (bench/scheduler.sh stops them)
 cleanup() {
   local status=$?
   set +e
@@ -240,6 +253,7 @@ start_server() {
     PROCFLOW_WEBHOOK_ALLOW_PRIVATE=true RUST_LOG=warn "$BIN" serve >"$TMP/$name.log" 2>&1 &
   SERVER_PID=$!
   PIDS+=("$SERVER_PID")
+  SERVE_PIDS+=("$SERVER_PID")
   for _ in $(seq 100); do
     if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ]; then
       return
@@ -337,6 +351,7 @@ main() {
   out="$(admin create-team --name "Bench small" --base-url http://127.0.0.1:1 \
     --admin-email admin@small.bench --admin-name Admin)"
   small_team="$(field team_id "$out")"; small_admin="$(field admin_user_id "$out")"
+  BIG_ADMIN=$admin_id; SMALL_TEAM=$small_team; SMALL_ADMIN=$small_admin  # for bench/inbox.sh
   local n
   for n in 5 50 500; do "$BENCH/gen-template.sh" "$n" >"$TMP/template-$n.json"; done
   TPL50="$(field template_id "$(admin import-template --team "$TEAM" "$TMP/template-50.json" --publish)")"
@@ -376,6 +391,8 @@ main() {
 
   # Run ids of the seeded pools: pool `tag` holds run i at millisecond base + i (see seed.sql).
   BASE_MS=$(sql -c "SELECT bench.ms(now() - interval '40 days')")
+
+  case "${BENCH_ONLY:-}" in *inbox* | *scheduler*) only_issue_rows; return ;; esac
   local big_ms=$BASE_MS svc_ms=$((BASE_MS + 2000000)) floor_ms=$((BASE_MS + 3000000))
   local t5_ms=$((BASE_MS + 4000000)) t500_ms=$((BASE_MS + 5000000)) lt_ms=$((BASE_MS + 6000000))
 
@@ -527,7 +544,35 @@ main() {
   LIMITED_REQUESTS=$(awk -F'\t' '$1 == "limited.svc.16" { print $2 * '"$SECS"' }' "$RESULTS")
 
   webhook_scenarios
+  inbox_scenario
+  scheduler_scenario
   report
+}
+
+# BENCH_ONLY=inbox and/or scheduler: the teams' runs seeded without the other scenarios' pools,
+# then only those rows and their report.
+only_issue_rows() {
+  say "seeding $BIG_RUNS runs and a team of $SMALL_RUNS (set-based SQL, with their sections)"
+  local t0
+  t0=$(date +%s.%N)
+  sql -c "SELECT bench.seed_runs('$TEAM', '$TPL50', 1, $BIG_RUNS, $BASE_MS, false)" >>"$LOG"
+  sql -c "SELECT bench.seed_runs('$SMALL_TEAM', '$SMALL_TPL', 2, $SMALL_RUNS, $BASE_MS, false)" >>"$LOG"
+  sql -c "VACUUM ANALYZE" >/dev/null
+  sql -c "CHECKPOINT" >/dev/null
+  say "  seeded in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+  BIG_TOTAL=$(sql -c "SELECT count(*) FROM runs WHERE team_id = '$TEAM'")
+  case "$BENCH_ONLY" in *inbox*) inbox_scenario ;; esac
+  case "$BENCH_ONLY" in *scheduler*) scheduler_scenario ;; esac
+  { echo "## procflow bench, BENCH_ONLY=$BENCH_ONLY, $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo
+    echo "$(nproc) cores, load average at the end $(cut -d' ' -f1-3 /proc/loadavg); $BUILD_NOTE;" \
+      "$(server_tuning); each figure one run of ${SECS} s."
+    case "$BENCH_ONLY" in *inbox*) inbox_report ;; esac
+    case "$BENCH_ONLY" in *scheduler*) scheduler_report ;; esac
+  } >"$REPORT"
+  say "report written to ${REPORT#"$ROOT"/}"
+  echo
+  cat "$REPORT"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -625,6 +670,8 @@ report() {
       "in $SEED_REST s; VACUUM ANALYZE $SEED_VACUUM s; CHECKPOINT $SEED_CHECKPOINT s. Database at the end of seeding: $DB_SIZE." \
       "Total wall time of the bench: ${elapsed} s."
     webhook_report
+    inbox_report
+    scheduler_report
   } >"$REPORT"
   say "report written to ${REPORT#"$ROOT"/}"
   echo

@@ -51,6 +51,11 @@ RETURNS void LANGUAGE sql AS $$
     -- Each key's rate-limit row, as the store makes it with a key.
     INSERT INTO rate_limits (team_id, api_key_id)
     SELECT team, bench.uuid(tag, 4094, n) FROM generate_series(1, count) AS n;
+    -- And its entry in the token directory (migration citus_ready), where the service finds
+    -- the team a key belongs to: without it every bench key answers 401.
+    INSERT INTO token_directory (kind, digest, team_id)
+    SELECT 'api_key', encode(sha256(convert_to('pf_live_bench_' || tag || '_' || n, 'UTF8')), 'hex'), team
+    FROM generate_series(1, count) AS n;
 $$;
 
 -- `count` active runs of a published template, run i (0-based) at millisecond first_ms + i,
@@ -106,4 +111,60 @@ CREATE OR REPLACE FUNCTION bench.task_order(tag integer, runs integer, positions
 RETURNS TABLE (k bigint, run_id uuid, task_id uuid) LANGUAGE sql AS $$
     SELECT k, bench.uuid(first_ms + k % runs, tag, 0), bench.uuid(first_ms + k % runs, tag, k / runs + 1)
     FROM generate_series(0::bigint, runs::bigint * positions - 1) AS k
+$$;
+
+-- The inbox rows (issue 23): `per_run` tasks (positions 0 .. per_run - 1 of the template) for
+-- each of `count` runs already seeded as pool `tag` at first_ms + i without their tasks, with
+-- the ids seed_runs would give them. One task in ten (by run and position) is the assignee's
+-- whose page is measured, the others go to nine other assignees; every other task has a due
+-- date a month ahead (spread over 1,000 minutes, never overdue during the bench, so the
+-- overdue notices stay idle), the rest none. Returns the number of tasks written.
+CREATE OR REPLACE FUNCTION bench.seed_inbox_tasks(team uuid, template uuid, tag integer,
+                                                  count integer, first_ms bigint,
+                                                  per_run integer, who text)
+RETURNS bigint LANGUAGE sql AS $$
+    WITH written AS (
+        INSERT INTO run_tasks (team_id, run_id, id, template_task_id, section_id, title,
+                               position, state, assignee, is_essential, task_type,
+                               webhook_enabled, custom_elements, created_at, due_date)
+        SELECT team, bench.uuid(first_ms + i, tag, 0), bench.uuid(first_ms + i, tag, t.position + 1),
+               t.id, t.section_id, t.title, t.position, 'open',
+               CASE WHEN (i + t.position) % 10 = 0 THEN who
+                    ELSE 'member' || (i + t.position) % 10 || '@bench.example' END,
+               t.is_essential, t.task_type, t.webhook_enabled, t.custom_elements,
+               to_timestamp((first_ms + i) / 1000.0),
+               CASE WHEN t.position % 2 = 0
+                    THEN now() + interval '30 days' + ((i * 7 + t.position) % 1000) * interval '1 minute' END
+        FROM generate_series(0, count - 1) AS i
+        CROSS JOIN template_tasks t
+        WHERE t.team_id = team AND t.template_id = template AND t.position < per_run
+        RETURNING 1
+    )
+    SELECT count(*) FROM written
+$$;
+
+-- The scheduler rows (issue 21): `count - 1` copies of the schedule `model` (made through the
+-- API, so its stored form is the service's), ids bench.uuid(ms, 8, n); then every one of them,
+-- the model too, due at `due` on a daily recurrence starting there (UTC). Returns how many
+-- schedules are due.
+CREATE OR REPLACE FUNCTION bench.seed_schedules(team uuid, model uuid, count integer,
+                                                due timestamptz)
+RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    n bigint;
+BEGIN
+    INSERT INTO schedules (team_id, id, template_id, name, recurrence, timezone, enabled, run,
+                           next_run_at, created_at, updated_at)
+    SELECT s.team_id, bench.uuid(bench.ms(now()), 8, k), s.template_id, s.name || ' ' || k,
+           s.recurrence, s.timezone, true, s.run, s.next_run_at, now(), now()
+    FROM schedules s CROSS JOIN generate_series(1, count - 1) AS k
+    WHERE s.team_id = team AND s.id = model;
+    UPDATE schedules
+    SET recurrence = 'DTSTART:' || to_char(due AT TIME ZONE 'UTC', 'YYYYMMDD"T"HH24MISS')
+                     || E'\nRRULE:FREQ=DAILY',
+        timezone = 'UTC', next_run_at = due
+    WHERE team_id = team;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
+END
 $$;

@@ -79,6 +79,7 @@ webhook_scenarios() {
   created="$(curl -s -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
     -d "{\"url\": \"http://127.0.0.1:$SINK_PORT/hook\"}" "http://127.0.0.1:$PORT/api/v1/webhooks")"
   [ -n "$(field secret "$created")" ] || die "cannot register the bench's endpoint: $created"
+  WEBHOOK_ENDPOINT=$(field id "$created")  # bench/scheduler.sh removes it before its rows
   say "webhooks W1: the same with one endpoint subscribed to every event (sink on port $SINK_PORT)"
   local before_delivered t0
   before_delivered=$(delivered)

@@ -54,7 +54,7 @@ WITH k AS (
     SET (second, counts, admitted) = (
         SELECT d.newest,
                CASE WHEN d.total < args.lim
-                    THEN d.counts[:d.at - 1] || (d.counts[d.at] + 1) || d.counts[d.at + 1:]
+                    THEN d.counts[ : d.at - 1] || (d.counts[d.at] + 1) || d.counts[d.at + 1:]
                     ELSE d.counts END,
                d.total < args.lim
         FROM (

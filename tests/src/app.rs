@@ -39,6 +39,9 @@ pub struct Options {
     /// Guest posts accepted per run, and per client address, in any rolling minute. High by
     /// default, so that only the guest rate-limit tests meet them.
     pub guest_posts_per_minute: (u32, u32),
+    /// Runs started per run link in any rolling hour, and per client address in any rolling
+    /// minute: the product's defaults (100, 10) unless a test sets them.
+    pub run_link_starts: (u32, u32),
     /// The delivery worker of each instance; none by default, so that tests that read the
     /// outbox ([`TestApp::events`]) find every event there.
     pub worker: Option<procflow_server::worker::WorkerSettings>,
@@ -51,6 +54,10 @@ impl Default for Options {
             workers: 2,
             pool_size: 8,
             guest_posts_per_minute: (100_000, 100_000),
+            run_link_starts: (
+                procflow_http::HttpConfig::DEFAULT_RUN_LINK_STARTS_PER_HOUR_PER_LINK,
+                procflow_http::HttpConfig::DEFAULT_RUN_LINK_STARTS_PER_MINUTE_PER_ADDRESS,
+            ),
             worker: None,
         }
     }
@@ -77,6 +84,10 @@ impl Instance {
             config.http.guest_posts_per_minute_per_run,
             config.http.guest_posts_per_minute_per_address,
         ) = options.guest_posts_per_minute;
+        (
+            config.http.run_link_starts_per_hour_per_link,
+            config.http.run_link_starts_per_minute_per_address,
+        ) = options.run_link_starts;
         config.http.workers = Some(options.workers);
         config.worker.clone_from(&options.worker);
         let (handle_tx, handle_rx) = mpsc::channel();

@@ -54,6 +54,10 @@ pub struct HttpConfig {
     pub guest_posts_per_minute_per_run: u32,
     /// Guest posts accepted per client address (IPv6: per /64) in any rolling 60 seconds.
     pub guest_posts_per_minute_per_address: u32,
+    /// Runs started from one run link in any rolling hour (API contract 13.2).
+    pub run_link_starts_per_hour_per_link: u32,
+    /// Runs started from run links per client address (IPv6: per /64) in any rolling minute.
+    pub run_link_starts_per_minute_per_address: u32,
     /// How long a request head may take to arrive, from the connection's start (or a later
     /// request's first byte).
     pub head_timeout: Duration,
@@ -73,6 +77,10 @@ impl HttpConfig {
     /// Guest posts per client address per rolling minute unless configured: room for a few
     /// guests behind one address, none for a script trying links.
     pub const DEFAULT_GUEST_POSTS_PER_MINUTE_PER_ADDRESS: u32 = 120;
+    /// Starts per run link per rolling hour unless configured (API contract 13.2).
+    pub const DEFAULT_RUN_LINK_STARTS_PER_HOUR_PER_LINK: u32 = 100;
+    /// Starts per client address per rolling minute unless configured (API contract 13.2).
+    pub const DEFAULT_RUN_LINK_STARTS_PER_MINUTE_PER_ADDRESS: u32 = 10;
     /// A head's time unless configured: actix's own default, the one that cut a slowloris
     /// client at 5 s.
     pub const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(5);
@@ -91,6 +99,9 @@ impl Default for HttpConfig {
             workers: None,
             guest_posts_per_minute_per_run: Self::DEFAULT_GUEST_POSTS_PER_MINUTE_PER_RUN,
             guest_posts_per_minute_per_address: Self::DEFAULT_GUEST_POSTS_PER_MINUTE_PER_ADDRESS,
+            run_link_starts_per_hour_per_link: Self::DEFAULT_RUN_LINK_STARTS_PER_HOUR_PER_LINK,
+            run_link_starts_per_minute_per_address:
+                Self::DEFAULT_RUN_LINK_STARTS_PER_MINUTE_PER_ADDRESS,
             head_timeout: Self::DEFAULT_HEAD_TIMEOUT,
             body_timeout: Self::DEFAULT_BODY_TIMEOUT,
             write_timeout: Self::DEFAULT_WRITE_TIMEOUT,
@@ -136,6 +147,11 @@ pub struct AppState {
     pub gate: Arc<RateLimitGate>,
     /// What this instance knows about the guest post limits' names (per run, per address).
     pub guest_gate: admission::LocalGate<String>,
+    /// The same for the run-link start limits (API contract 13.2; per link over an hour, per
+    /// address over a minute), apart from the guest posts' names: a sweep of a gate rolls its
+    /// names over the window of the request that set it off, which for an hour's counts can
+    /// only forget some (the gate then refuses less; the store still decides).
+    pub run_link_gate: admission::LocalGate<String>,
     /// The configuration.
     pub config: HttpConfig,
     /// When this instance next sweeps expired `Idempotency-Key` records.
@@ -197,6 +213,7 @@ pub fn serve(
         services,
         gate,
         guest_gate: admission::LocalGate::default(),
+        run_link_gate: admission::LocalGate::default(),
         config,
         key_sweep: idempotency::KeySweep::new(),
         key_follower,

@@ -138,6 +138,23 @@ pub struct ServeArgs {
         value_parser = clap::value_parser!(u32).range(1..)
     )]
     pub guest_posts_per_minute_per_address: u32,
+    /// Runs started from one run link (its public start page) in any rolling hour
+    #[arg(
+        long,
+        env = "PROCFLOW_RUN_LINK_STARTS_PER_HOUR",
+        default_value_t = HttpConfig::DEFAULT_RUN_LINK_STARTS_PER_HOUR_PER_LINK,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub run_link_starts_per_hour: u32,
+    /// Runs started from run links per client address (IPv6: per /64) in any rolling 60
+    /// seconds
+    #[arg(
+        long,
+        env = "PROCFLOW_RUN_LINK_STARTS_PER_MINUTE_PER_ADDRESS",
+        default_value_t = HttpConfig::DEFAULT_RUN_LINK_STARTS_PER_MINUTE_PER_ADDRESS,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub run_link_starts_per_minute_per_address: u32,
     /// Connections to PostgreSQL at most
     #[arg(
         long,
@@ -209,6 +226,8 @@ impl ServeArgs {
                 workers: self.http_workers.map(usize::from),
                 guest_posts_per_minute_per_run: self.guest_posts_per_minute,
                 guest_posts_per_minute_per_address: self.guest_posts_per_minute_per_address,
+                run_link_starts_per_hour_per_link: self.run_link_starts_per_hour,
+                run_link_starts_per_minute_per_address: self.run_link_starts_per_minute_per_address,
                 head_timeout: self.request_head_timeout,
                 body_timeout: self.request_body_timeout,
                 write_timeout: self.response_write_timeout,
@@ -495,6 +514,47 @@ mod tests {
                 error.contains("PROCFLOW_REQUEST_BODY_TIMEOUT (--request-body-timeout)"),
                 "{bad}: {error}"
             );
+        }
+    }
+
+    #[test]
+    fn the_run_link_limits_are_settings_of_at_least_one() {
+        let defaults = serve(&[]).http;
+        assert_eq!(
+            (
+                defaults.run_link_starts_per_hour_per_link,
+                defaults.run_link_starts_per_minute_per_address
+            ),
+            (100, 10),
+            "API contract 13.2"
+        );
+        let set = serve(&[
+            "--run-link-starts-per-hour",
+            "3",
+            "--run-link-starts-per-minute-per-address",
+            "2",
+        ])
+        .http;
+        assert_eq!(
+            (
+                set.run_link_starts_per_hour_per_link,
+                set.run_link_starts_per_minute_per_address
+            ),
+            (3, 2)
+        );
+        for flag in [
+            "--run-link-starts-per-hour",
+            "--run-link-starts-per-minute-per-address",
+        ] {
+            let argv = [
+                "procflow",
+                "--database-url",
+                "postgres://u:pw@db/x",
+                "serve",
+                flag,
+                "0",
+            ];
+            assert!(Cli::try_parse_from(argv).is_err(), "{flag} 0");
         }
     }
 

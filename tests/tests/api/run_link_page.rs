@@ -4,7 +4,7 @@
 //! one 404 page for an unknown, void or malformed token and an unpublished or archived
 //! template.
 
-use procflow_tests::{Page, Reply, TestApp, demo_document, text};
+use procflow_tests::{Options, Page, Reply, TestApp, demo_document, text};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -345,6 +345,113 @@ async fn starts_are_limited_per_client_address() {
     )
     .await
     .assert_status(429);
+    assert_eq!(
+        runs(&app).await.len(),
+        before,
+        "nothing started past the limit"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn starts_are_limited_per_link_over_an_hour() {
+    let app = TestApp::with(Options {
+        run_link_starts: (3, 100),
+        ..Options::default()
+    })
+    .await;
+    let path = link_path(&app, &app.template.id).await;
+    let other_template = app.seed_published(&demo_document()).await;
+    let other_path = link_path(&app, &other_template.id).await;
+    let person = |n: usize| format!("person{n}@outside.example");
+    for n in 0..3 {
+        post_start(&app, &path, &[("name", "Ada"), ("email", &person(n))])
+            .await
+            .assert_status(303);
+    }
+    let before = runs(&app).await.len();
+    let refused = post_start(&app, &path, &[("name", "Ada"), ("email", &person(3))]).await;
+    refused.assert_status(429);
+    assert_page_headers(&refused);
+    let wait: u64 = refused.header("retry-after").unwrap().parse().unwrap();
+    assert!(
+        (61..=3_601).contains(&wait),
+        "the link's quota frees up within the hour, not the minute: {wait}"
+    );
+    assert_eq!(
+        runs(&app).await.len(),
+        before,
+        "nothing started past the limit"
+    );
+    // The limit is the link's: another template's link, from the same address, still starts.
+    post_start(&app, &other_path, &[("name", "Ada"), ("email", &person(4))])
+        .await
+        .assert_status(303);
+    assert_eq!(runs(&app).await.len(), before + 1);
+}
+
+/// Moves the store's rolling windows out of the service's reach (`away`) or back: a start that
+/// has to be decided by the store then fails, one refused from the instance's memory does not.
+async fn windows_reachable(app: &TestApp, reachable: bool) {
+    let (from, to) = if reachable {
+        ("rate_windows_away", "rate_windows")
+    } else {
+        ("rate_windows", "rate_windows_away")
+    };
+    procflow_postgres::testing::execute(
+        app.db_url(),
+        &format!("ALTER TABLE {from} RENAME TO {to}"),
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn refused_starts_robots_included_are_answered_from_the_instances_memory() {
+    let app = TestApp::with(Options {
+        run_link_starts: (100, 2),
+        ..Options::default()
+    })
+    .await;
+    let path = link_path(&app, &app.template.id).await;
+    let robot = [
+        ("name", "Bot"),
+        ("email", "bot@spam.example"),
+        ("website", "x"),
+    ];
+    for _ in 0..2 {
+        post_start(&app, &path, &robot).await.assert_status(303);
+    }
+    post_start(&app, &path, &robot).await.assert_status(429);
+    let run_id = app.start_demo_run().await;
+    let shared = app.share(&run_id, None).await;
+    let task = app.task_id(&run_id, "Say hello").await;
+    let before = runs(&app).await.len();
+
+    windows_reachable(&app, false).await;
+    // What the store must decide fails now (a guest post counts in the same windows)...
+    let needs_the_store = app
+        .post_form(&shared.task(&task), &[("action", "save")])
+        .await;
+    assert!(
+        needs_the_store.status >= 500,
+        "a post the store decides cannot be decided: {}",
+        needs_the_store.status
+    );
+    // ...but a start past its address's limit, a robot's or a person's, is still refused,
+    // from what the instance knows, and it costs the link nothing.
+    for fields in [
+        &robot[..],
+        &[("name", "Ada"), ("email", "ada@outside.example")][..],
+    ] {
+        let refused = post_start(&app, &path, fields).await;
+        refused.assert_status(429);
+        assert_page_headers(&refused);
+        let wait: u64 = refused.header("retry-after").unwrap().parse().unwrap();
+        assert!((1..=61).contains(&wait), "{wait}");
+    }
+    windows_reachable(&app, true).await;
+    app.post_form(&shared.task(&task), &[("action", "save")])
+        .await
+        .assert_status(303);
     assert_eq!(
         runs(&app).await.len(),
         before,

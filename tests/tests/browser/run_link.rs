@@ -1,6 +1,6 @@
 //! A run link in a real browser (API contract 13.2): a person opens the start page, types
-//! their name and email into the fields their labels name, presses Start and lands on the
-//! run's guest page; axe-core finds no serious or critical violation on the start page, at
+//! their name and email into the fields their labels name, presses Start, lands on the run's
+//! guest page and completes a task there; axe-core finds no serious or critical violation on the start page, at
 //! desktop and phone width, nor on the page of a refused post.
 
 use procflow_tests::{Browser, TestApp, Violation};
@@ -29,7 +29,7 @@ async fn field(browser: &Browser, label: &str) -> thirtyfour::WebElement {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_person_opens_a_run_link_starts_a_run_and_lands_on_its_guest_page() {
+async fn a_person_opens_a_run_link_starts_a_run_and_completes_a_task_on_its_guest_page() {
     let app = TestApp::spawn().await;
     let link = app
         .post(
@@ -78,6 +78,30 @@ async fn a_person_opens_a_run_link_starts_a_run_and_lands_on_its_guest_page() {
     assert!(landed.contains("/instance/"), "{landed}");
     assert!(landed.contains("?token="), "{landed}");
     assert_eq!(browser.text_of("h1").await, format!("{title}: Ada"));
+
+    // The person is the run's guest: they complete a task on the page they landed on.
+    let run_id = landed
+        .split("/instance/")
+        .nth(1)
+        .and_then(|rest| rest.split('?').next())
+        .unwrap()
+        .to_owned();
+    let task = app.task_id(&run_id, "Say hello").await;
+    browser.press(browser.button(&task, "Complete").await).await;
+    assert!(
+        browser.url().await.contains(&format!("/instance/{run_id}")),
+        "back on the guest page"
+    );
+    let done = browser.text_of("#progress").await;
+    assert!(done.starts_with("1 of "), "{done}");
+    let stored = app
+        .get(&format!("/api/v1/process-runs/{run_id}/tasks/{task}"))
+        .await
+        .data(200);
+    assert_eq!(
+        (&stored["completed"], &stored["completed_by"]),
+        (&json!(true), &json!("guest"))
+    );
     browser.quit().await;
 
     let desktop = Browser::start(1280, 900).await;

@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 use time::Duration;
 
 use crate::AppState;
+use crate::admission::LocalGate;
 
 /// The rolling window of the limits.
 const WINDOW: Duration = Duration::minutes(1);
@@ -46,17 +47,33 @@ pub(crate) async fn admit_post(
             limit: state.config.guest_posts_per_minute_per_address,
         });
     }
+    decide_gated(state, &state.guest_gate, limits, WINDOW).await
+}
+
+/// Decides `limits` (all over `window`) for one request: refused from what `gate` knows
+/// when one of them would certainly refuse it (crate::admission), otherwise by the store, a
+/// few requests of a name at a time; what the store answered is remembered in `gate`. A name
+/// is always decided over the same window.
+///
+/// # Errors
+/// Only store failures.
+pub(super) async fn decide_gated(
+    state: &AppState,
+    gate: &LocalGate<String>,
+    mut limits: Vec<WindowLimit>,
+    window: Duration,
+) -> DomainResult<RateDecision> {
     limits.sort();
     let clock = &state.services.clock;
     let slots: Vec<_> = limits
         .iter()
-        .map(|limit| state.guest_gate.slot(&limit.name, clock.now(), WINDOW))
+        .map(|limit| gate.slot(&limit.name, clock.now(), window))
         .collect();
     let certain = |now| {
         slots
             .iter()
             .zip(&limits)
-            .filter_map(|(slot, limit)| slot.certain_refusal(now, limit.limit, WINDOW))
+            .filter_map(|(slot, limit)| slot.certain_refusal(now, limit.limit, window))
             .max()
     };
     let now = clock.now();
@@ -75,11 +92,11 @@ pub(crate) async fn admit_post(
     let decided = state
         .services
         .windows
-        .decide_all(&limits, now, WINDOW)
+        .decide_all(&limits, now, window)
         .await?;
     for (slot, full_until) in slots.iter().zip(&decided.full_until) {
         match full_until {
-            _ if decided.decision.allowed => slot.admitted(now, WINDOW),
+            _ if decided.decision.allowed => slot.admitted(now, window),
             Some(until) => slot.refused(*until),
             None => {}
         }
@@ -89,7 +106,7 @@ pub(crate) async fn admit_post(
 }
 
 /// A refusal answered from memory: nothing remains until `until`.
-fn refused(until: time::OffsetDateTime) -> RateDecision {
+pub(super) fn refused(until: time::OffsetDateTime) -> RateDecision {
     RateDecision {
         allowed: false,
         remaining: 0,

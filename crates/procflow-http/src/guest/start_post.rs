@@ -1,7 +1,10 @@
 //! The post of a run link's start page (API contract 13.2): the form read strictly, the
-//! honeypot, and the limits per client address (10 a minute) and per link (100 an hour),
-//! counted in the store's rolling windows (`rate_windows`) like the guest post limits, so that
-//! they hold across server instances.
+//! honeypot, and the limits per link (100 an hour) and per client address (10 a minute; both
+//! settings, `HttpConfig`), counted in the store's rolling windows (`rate_windows`) like the
+//! guest post limits, so that they hold across server instances, and behind the same
+//! in-process gate: a start that a limit would certainly refuse (a robot's flood, honeypot
+//! or not, once it has used its quota) is refused from memory, without a connection or a row
+//! lock.
 
 use std::net::IpAddr;
 
@@ -12,13 +15,8 @@ use procflow_domain::window::WindowLimit;
 use time::Duration;
 
 use super::form::decode;
-use super::limit::{address_key, token_tag};
+use super::limit::{address_key, decide_gated, refused, token_tag};
 use crate::AppState;
-
-/// Starts admitted per client address in any minute.
-pub(crate) const PER_ADDRESS_PER_MINUTE: u32 = 10;
-/// Starts admitted per link in any hour.
-pub(crate) const PER_LINK_PER_HOUR: u32 = 100;
 
 /// What the start form sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -49,10 +47,12 @@ pub(crate) fn read_start_form(body: &[u8]) -> Option<StartForm> {
     Some(form)
 }
 
-/// Counts one start with `token` from `client` against the link's hourly limit, then the
-/// address's per-minute limit; admitted only when both have room. The link's count is kept by
-/// a tag of its token's digest (the token never reaches the store); an IPv6 client is counted
-/// by its /64.
+/// Counts one start with `token` from `client` against the address's per-minute limit, then
+/// the link's hourly limit; admitted only when both have room. Either limit that this
+/// instance knows would certainly refuse refuses first, from memory; then the address is
+/// decided before the link, so that posts refused by their address never use up the link's
+/// quota. The link's count is kept by a tag of its token's digest (the token never reaches
+/// the store); an IPv6 client is counted by its /64.
 ///
 /// # Errors
 /// Only store failures.
@@ -61,28 +61,43 @@ pub(crate) async fn admit_start(
     token: &ShareToken,
     client: Option<IpAddr>,
 ) -> DomainResult<RateDecision> {
-    let tag = token_tag(token);
-    let windows = &state.services.windows;
+    let gate = &state.run_link_gate;
+    let link = (
+        WindowLimit {
+            name: format!("run-link:link:{}", token_tag(token)),
+            limit: state.config.run_link_starts_per_hour_per_link,
+        },
+        Duration::hours(1),
+    );
+    let address = client.map(|client| {
+        (
+            WindowLimit {
+                name: format!("run-link:address:{}", address_key(client)),
+                limit: state.config.run_link_starts_per_minute_per_address,
+            },
+            Duration::minutes(1),
+        )
+    });
     let now = state.services.clock.now();
-    let link = [WindowLimit {
-        name: format!("run-link:link:{tag}"),
-        limit: PER_LINK_PER_HOUR,
-    }];
-    let decided = windows.decide_all(&link, now, Duration::hours(1)).await?;
-    if !decided.decision.allowed {
-        return Ok(decided.decision);
+    if let Some(until) = address
+        .iter()
+        .chain([&link])
+        .filter_map(|(limit, window)| {
+            gate.slot(&limit.name, now, *window)
+                .certain_refusal(now, limit.limit, *window)
+        })
+        .max()
+    {
+        return Ok(refused(until));
     }
-    let Some(client) = client else {
-        return Ok(decided.decision);
-    };
-    let address = [WindowLimit {
-        name: format!("run-link:address:{}", address_key(client)),
-        limit: PER_ADDRESS_PER_MINUTE,
-    }];
-    Ok(windows
-        .decide_all(&address, now, Duration::minutes(1))
-        .await?
-        .decision)
+    if let Some((limit, window)) = address {
+        let decided = decide_gated(state, gate, vec![limit], window).await?;
+        if !decided.allowed {
+            return Ok(decided);
+        }
+    }
+    let (limit, window) = link;
+    decide_gated(state, gate, vec![limit], window).await
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use procflow_domain::actor::Actor;
 use procflow_domain::event::EventPayload;
+use procflow_domain::team::Subscription;
 use procflow_testkit::receiver::Receiver;
 use procflow_tests::{Options, Page, TestApp, text, verify, worker_settings};
 use serde_json::{Value, json};
@@ -305,6 +306,12 @@ async fn every_wrong_link_or_body_writes_nothing() {
         .send()
         .await;
     reply.assert_status(400);
+    // A right link while the team's subscription is inactive: 403, nothing written.
+    app.set_subscription(Subscription::Inactive).await;
+    app.post_form(&link.comments(&hello), &[("text", "hello")])
+        .await
+        .assert_status(403);
+    app.set_subscription(Subscription::Active).await;
     // Unshared, the link writes nothing.
     app.call(
         reqwest::Method::DELETE,

@@ -14,6 +14,9 @@ use serde_json::{Value, json};
 
 use super::logic::Onboarding;
 
+/// A refused comment post: the fields sent, the text the form keeps, what the refusal says.
+type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, &'a str);
+
 const WAIT: Duration = Duration::from_secs(20);
 
 async fn thread(app: &TestApp, run: &str, task: &str) -> Vec<Value> {
@@ -70,8 +73,7 @@ async fn a_guests_comment_shows_as_guest_escaped_with_the_apis_event() {
         json!({"user_id": null, "email": "guest@example.org", "is_guest": true})
     );
     assert_eq!(
-        written["text"],
-        "<script>alert(1)</script>\n<b>bold</b> & \"quoted\"",
+        written["text"], "<script>alert(1)</script>\n<b>bold</b> & \"quoted\"",
         "stored as written, the textarea's CRLF as \\n"
     );
     let location = reply.header("location").unwrap();
@@ -101,7 +103,10 @@ async fn a_guests_comment_shows_as_guest_escaped_with_the_apis_event() {
     reply.assert_status(200);
     assert!(!reply.text.contains("<script>alert"), "{}", reply.text);
     assert!(!reply.text.contains("<b>bold"), "{}", reply.text);
-    assert!(reply.text.contains("alert(1)"), "the text is there, escaped");
+    assert!(
+        reply.text.contains("alert(1)"),
+        "the text is there, escaped"
+    );
     let page = Page::parse(&reply);
     assert!(page.all("script").is_empty() && page.all("main b").is_empty());
     let shown = page.comments(&approval);
@@ -120,11 +125,16 @@ async fn a_guests_comment_shows_as_guest_escaped_with_the_apis_event() {
         "<script>alert(1)</script>\n<b>bold</b> & \"quoted\"",
         "the line break kept as text"
     );
-    assert!(page.one(&format!("#comment-{} time", written["id"].as_str().unwrap()))
+    assert!(
+        page.one(&format!(
+            "#comment-{} time",
+            written["id"].as_str().unwrap()
+        ))
         .value()
         .attr("datetime")
         .unwrap()
-        .starts_with("20"));
+        .starts_with("20")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -134,7 +144,10 @@ async fn authors_are_named_and_deleted_comments_marked_on_a_completed_run_too() 
     let link = app.share(&run, None).await;
     let hello = app.task_id(&run, "Say hello").await;
     let path = format!("/api/v1/process-runs/{run}/tasks/{hello}/comments");
-    let by_api = app.post(&path, &json!({"text": "By a script"})).await.data(201);
+    let by_api = app
+        .post(&path, &json!({"text": "By a script"}))
+        .await
+        .data(201);
     app.post(
         &path,
         &json!({"text": "By the admin", "actor_email": "admin@a.example"}),
@@ -171,7 +184,10 @@ async fn authors_are_named_and_deleted_comments_marked_on_a_completed_run_too() 
             ("Guest".to_owned(), "Thanks, all done".to_owned()),
         ]
     );
-    assert!(page.form(&hello).is_none(), "a completed run takes no change");
+    assert!(
+        page.form(&hello).is_none(),
+        "a completed run takes no change"
+    );
     assert!(page.comment_form(&hello).is_some());
 }
 
@@ -182,12 +198,20 @@ async fn a_blank_or_long_comment_is_refused_beside_its_form_and_nothing_is_writt
     let link = app.share(&run, None).await;
     let hello = app.task_id(&run, "Say hello").await;
     let long = "x".repeat(10_001);
-    let cases: [(&[(&str, &str)], &str, &str); 5] = [
-        (&[("text", " \r\n ")], " \r\n ", "must not be empty or blank"),
+    let cases: [Case<'_>; 5] = [
+        (
+            &[("text", " \r\n ")],
+            " \r\n ",
+            "must not be empty or blank",
+        ),
         (&[("text", &long)], &long, "at most 10000 are allowed"),
         (&[("text", "a\0b")], "a\0b", "NUL"),
         (&[], "", "Write a comment"),
-        (&[("text", "hi"), ("action", "save")], "hi", "a field it does not have"),
+        (
+            &[("text", "hi"), ("action", "save")],
+            "hi",
+            "a field it does not have",
+        ),
     ];
     for (fields, kept, message) in cases {
         let reply = app.post_form(&link.comments(&hello), fields).await;
@@ -196,7 +220,9 @@ async fn a_blank_or_long_comment_is_refused_beside_its_form_and_nothing_is_writt
         let page = Page::parse(&reply);
         let textarea = page.control(&hello, "Write a comment");
         assert_eq!(textarea.value().attr("aria-invalid"), Some("true"));
-        let error = page.error_of(textarea).expect("the refusal beside the form");
+        let error = page
+            .error_of(textarea)
+            .expect("the refusal beside the form");
         assert!(error.contains(message), "{error:?} should say {message:?}");
         let summary = text(page.one(".problem"));
         assert!(summary.contains(message), "{summary}");
@@ -215,7 +241,10 @@ async fn a_blank_or_long_comment_is_refused_beside_its_form_and_nothing_is_writt
             .attr("action")
             .unwrap()
             .to_owned();
-        assert!(action.starts_with(&format!("../../../{run}/tasks/")), "{action}");
+        assert!(
+            action.starts_with(&format!("../../../{run}/tasks/")),
+            "{action}"
+        );
     }
     assert!(thread(&app, &run, &hello).await.is_empty());
     // Reloaded, the refused post's address is the page at the task.
@@ -275,21 +304,28 @@ async fn every_wrong_link_or_body_writes_nothing() {
     let link = app.share(&run, None).await;
     let hello = app.task_id(&run, "Say hello").await;
     let elsewhere = app.task_id(&other_run, "Say hello").await;
-    let comments = |token: &str, task: &str| {
-        format!("/instance/{run}/tasks/{task}/comments?token={token}")
-    };
+    let comments =
+        |token: &str, task: &str| format!("/instance/{run}/tasks/{task}/comments?token={token}");
     for path in [
         comments("wrong", &hello),
         comments(&format!("{}x", link.token), &hello),
         comments(&link.token, &elsewhere),
         comments(&link.token, "not-a-task"),
         format!("/instance/{run}/tasks/{hello}/comments"),
-        format!("/instance/{other_run}/tasks/{elsewhere}/comments?token={}", link.token),
+        format!(
+            "/instance/{other_run}/tasks/{elsewhere}/comments?token={}",
+            link.token
+        ),
     ] {
         for fields in [&[("text", "hello")][..], &[("text", " ")]] {
             let reply = app.post_form(&path, fields).await;
             reply.assert_status(404);
-            assert!(reply.header("content-type").unwrap().starts_with("text/html"));
+            assert!(
+                reply
+                    .header("content-type")
+                    .unwrap()
+                    .starts_with("text/html")
+            );
         }
     }
     let reply = app
@@ -302,7 +338,10 @@ async fn every_wrong_link_or_body_writes_nothing() {
     let reply = app
         .call(reqwest::Method::POST, &link.comments(&hello))
         .no_key()
-        .raw("text=%FF".to_owned(), Some("application/x-www-form-urlencoded"))
+        .raw(
+            "text=%FF".to_owned(),
+            Some("application/x-www-form-urlencoded"),
+        )
         .send()
         .await;
     reply.assert_status(400);
@@ -364,9 +403,12 @@ async fn a_guests_comment_is_a_signed_webhook_naming_the_guest() {
     let run = app.start_demo_run().await;
     let link = app.share(&run, Some("guest@example.org")).await;
     let hello = app.task_id(&run, "Say hello").await;
-    app.post_form(&link.comments(&hello), &[("text", "<i>Hello</i> from outside")])
-        .await
-        .assert_status(303);
+    app.post_form(
+        &link.comments(&hello),
+        &[("text", "<i>Hello</i> from outside")],
+    )
+    .await
+    .assert_status(303);
     let received = receiver.wait_for(1, WAIT).await;
     verify(&received[0], hook["secret"].as_str().unwrap());
     let event: Value = serde_json::from_slice(&received[0].body).unwrap();

@@ -401,7 +401,9 @@ async fn every_operation_answers_as_documented() {
     // A task's comment form: written (303), refused (400), its address opened (303).
     let guest_comments = "/instance/{run_id}/tasks/{task_id}/comments";
     let comments_path = format!("{page_run}/tasks/{lunch}/comments?{page_query}");
-    let reply = app.post_form(&comments_path, &[("text", "See you there")]).await;
+    let reply = app
+        .post_form(&comments_path, &[("text", "See you there")])
+        .await;
     api.check("post", guest_comments, &reply);
     reply.assert_status(303);
     let reply = app.post_form(&comments_path, &[("text", " ")]).await;

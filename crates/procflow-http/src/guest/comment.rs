@@ -64,7 +64,12 @@ mod tests {
         let posted = read_comment(b"text=Fine%0D%0Aby+me+%3Cb%3E").unwrap();
         assert_eq!(posted.text, "Fine\r\nby me <b>");
         assert_eq!(posted.refusal, None);
-        for odd in [&b""[..], b"text=a&text=b", b"text=a&action=save", b"comment=a"] {
+        for odd in [
+            &b""[..],
+            b"text=a&text=b",
+            b"text=a&action=save",
+            b"comment=a",
+        ] {
             assert!(read_comment(odd).unwrap().refusal.is_some(), "{odd:?}");
         }
         assert_eq!(read_comment(b"text=%FF"), Err(Unreadable));

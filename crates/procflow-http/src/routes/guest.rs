@@ -307,7 +307,10 @@ pub async fn task_page(request: HttpRequest, path: web::Path<(String, String)>) 
         (status = 500, description = "An unexpected failure, as an HTML page", content_type = "text/html", body = String),
     )
 )]
-pub async fn comments_page(request: HttpRequest, path: web::Path<(String, String)>) -> HttpResponse {
+pub async fn comments_page(
+    request: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> HttpResponse {
     match (
         guest::query_token(request.query_string()),
         path.0.parse::<RunId>(),

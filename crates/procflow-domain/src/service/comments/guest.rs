@@ -101,12 +101,13 @@ impl Comments {
         });
         let mut names: HashMap<UserId, Option<String>> = HashMap::new();
         for user in comments.iter().filter_map(|c| c.author.user()) {
-            if !names.contains_key(&user) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = names.entry(user) {
                 let member = self.ports.teams.find_member(team, user).await?;
-                let name = member
-                    .and_then(|m| m.name)
-                    .filter(|name| !name.trim().is_empty());
-                names.insert(user, name);
+                slot.insert(
+                    member
+                        .and_then(|m| m.name)
+                        .filter(|name| !name.trim().is_empty()),
+                );
             }
         }
         let comments = comments

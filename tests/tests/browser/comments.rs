@@ -1,7 +1,8 @@
 //! A guest's comment in a real browser (issue 22): written in the task's comment form and
 //! pressed **Comment**, a comment carrying script and markup comes back as the text it is:
 //! no alert, no element made of it; a blank one is refused beside its form; the page stays
-//! accessible (axe-core: no serious or critical violation) in each state.
+//! accessible (axe-core: no serious or critical violation) in each state. A screenshot of the
+//! thread is written to `target/guest-page/desktop-comments.png`.
 
 use procflow_tests::{Browser, TestApp, Violation};
 use serde_json::json;
@@ -87,6 +88,13 @@ async fn a_hostile_comment_stays_inert_text_and_the_page_stays_accessible() {
     let url = browser.url().await;
     assert!(url.contains("#comment-"), "back at the comment: {url}");
     assert_accessible(&browser.axe().await, "the page after a comment");
+    let shot = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .map_or_else(|| "target".into(), std::path::PathBuf::from)
+        .join("guest-page");
+    browser
+        .screenshot(1280, &shot.join("desktop-comments.png"))
+        .await;
 
     // A blank comment, as a browser without validation would send it.
     browser

@@ -12,9 +12,22 @@ use crate::service::SharedRun;
 use crate::values::ShareToken;
 
 /// The most comments of one run the guest page shows: the newest ones.
+///
+/// ```
+/// assert_eq!(procflow_domain::service::GUEST_PAGE_COMMENTS, 500);
+/// ```
 pub const GUEST_PAGE_COMMENTS: usize = 500;
 
 /// A comment as the guest page shows it, with its author's name.
+///
+/// ```
+/// use procflow_domain::service::{GuestComment, GuestThreads};
+///
+/// fn authors(threads: &GuestThreads) -> Vec<&str> {
+///     threads.comments.iter().map(|shown: &GuestComment| shown.author.as_str()).collect()
+/// }
+/// assert!(authors(&GuestThreads::default()).is_empty());
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GuestComment {
     /// The comment.

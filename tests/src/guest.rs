@@ -24,6 +24,15 @@ impl GuestLink {
         format!("/instance/{}?token={}", self.run_id, self.token)
     }
 
+    /// Where a task's comment form posts.
+    #[must_use]
+    pub fn comments(&self, task_id: &str) -> String {
+        format!(
+            "/instance/{}/tasks/{task_id}/comments?token={}",
+            self.run_id, self.token
+        )
+    }
+
     /// Where a task's form posts.
     #[must_use]
     pub fn task(&self, task_id: &str) -> String {
@@ -136,10 +145,35 @@ impl Page {
         self.one(&format!("li#task-{task_id}"))
     }
 
-    /// A task's form, when the guest may act on it.
+    /// A task's form, when the guest may act on it (not its comment form, which every
+    /// visible task has).
     #[must_use]
     pub fn form(&self, task_id: &str) -> Option<ElementRef<'_>> {
-        self.task(task_id).select(&select("form")).next()
+        self.task(task_id)
+            .select(&select("form:not(.comment-form)"))
+            .next()
+    }
+
+    /// A task's comment form.
+    #[must_use]
+    pub fn comment_form(&self, task_id: &str) -> Option<ElementRef<'_>> {
+        self.task(task_id)
+            .select(&select("form.comment-form"))
+            .next()
+    }
+
+    /// A task's comments, oldest first, as (author, text) pairs; a deleted one's text is
+    /// what the page says instead.
+    #[must_use]
+    pub fn comments(&self, task_id: &str) -> Vec<(String, String)> {
+        self.task(task_id)
+            .select(&select("li.comment"))
+            .map(|comment| {
+                let author = comment.select(&select(".author")).next().map(text);
+                let body = comment.select(&select(".comment-text")).next().map(text);
+                (author.unwrap_or_default(), body.unwrap_or_default())
+            })
+            .collect()
     }
 
     /// The control a `<label>` (or a fieldset's `<legend>`) whose text starts with `label`
@@ -174,11 +208,11 @@ impl Page {
         Some(text(self.one(&format!("#{id}"))))
     }
 
-    /// The buttons of a task's form(s), by their visible text.
+    /// The buttons of a task's form(s), by their visible text (not its comment form's).
     #[must_use]
     pub fn buttons(&self, task_id: &str) -> Vec<String> {
         self.task(task_id)
-            .select(&select("button"))
+            .select(&select("form:not(.comment-form) button"))
             .map(text)
             .collect()
     }

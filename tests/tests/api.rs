@@ -21,6 +21,7 @@ mod api {
     pub mod elements;
     pub mod email;
     pub mod errors;
+    pub mod guest_comments;
     pub mod guest_page;
     pub mod guest_posts;
     pub mod guest_refusals;

@@ -14,6 +14,7 @@
 
 mod browser {
     pub mod accessibility;
+    pub mod comments;
     pub mod hostile;
     pub mod journeys;
     pub mod logic;

@@ -16,7 +16,9 @@ mod webhooks;
 
 pub use attempts::{AttemptPorts, Attempts};
 pub use batch::UpdateTasks;
-pub use comments::{AddComment, CommentPorts, Comments};
+pub use comments::{
+    AddComment, CommentPorts, Comments, GUEST_PAGE_COMMENTS, GuestComment, GuestThreads,
+};
 pub use guest::{GuestPost, SharedRun};
 pub use mail::{MailPorts, Mailer};
 pub use run_links::{MAX_STARTER_NAME, RunLinks};

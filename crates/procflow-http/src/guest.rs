@@ -4,6 +4,7 @@
 //! of ours inlined under a CSP hash; the HTML of `text` elements cleaned by an allowlist.
 
 mod answers;
+mod comment;
 mod fields;
 mod form;
 mod limit;
@@ -15,7 +16,10 @@ mod start;
 mod start_post;
 mod style;
 
-pub(crate) use answers::{not_found, refusal, refused_post, see_task, too_many, unreadable};
+pub(crate) use answers::{
+    not_found, refusal, refused_comment, refused_post, see_comment, see_task, too_many, unreadable,
+};
+pub(crate) use comment::{comment_message, read_comment};
 pub(crate) use form::read_form;
 pub(crate) use limit::admit_post;
 pub(crate) use page::{Link, PageView};

@@ -156,7 +156,7 @@ mod tests {
         let document = document();
         assert!(document["openapi"].as_str().unwrap().starts_with("3.1"));
         let operations = operations(&document);
-        assert_eq!(operations.len(), 45, "{operations:?}");
+        assert_eq!(operations.len(), 47, "{operations:?}");
         for (method, path) in [
             ("get", "/api/v1/process-templates"),
             ("post", "/api/v1/process-templates"),
@@ -187,6 +187,8 @@ mod tests {
             ("get", "/readyz"),
             ("get", "/instance/{run_id}"),
             ("post", "/instance/{run_id}/tasks/{task_id}"),
+            ("post", "/instance/{run_id}/tasks/{task_id}/comments"),
+            ("get", "/instance/{run_id}/tasks/{task_id}/comments"),
             ("get", "/instance/{run_id}/tasks/{task_id}"),
             ("get", "/api/v1/schedules"),
             ("post", "/api/v1/schedules"),

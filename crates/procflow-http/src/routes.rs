@@ -101,6 +101,8 @@ pub fn operations() -> Vec<Operation> {
         guest::page,
         guest::post_task,
         guest::task_page,
+        guest::post_comment,
+        guest::comments_page,
     ]
 }
 

@@ -64,6 +64,24 @@ impl CommentStore for InMemoryStore {
         paginate(&thread, page, |c| c.id.as_uuid())
     }
 
+    async fn latest_run_comments(
+        &self,
+        team: TeamId,
+        run: RunId,
+        limit: usize,
+    ) -> DomainResult<Vec<Comment>> {
+        let state = self.state();
+        let mut found: Vec<Comment> = state
+            .comments
+            .iter()
+            .filter(|c| c.team_id == team && c.run_id == run)
+            .cloned()
+            .collect();
+        found.sort_by_key(|c| c.id);
+        let cut = found.len().saturating_sub(limit);
+        Ok(found.split_off(cut))
+    }
+
     async fn get_comment(&self, team: TeamId, id: CommentId) -> DomainResult<Comment> {
         self.state()
             .comments

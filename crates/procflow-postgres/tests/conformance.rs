@@ -20,6 +20,7 @@ mod conformance {
     pub mod conditional;
     pub mod dead_letters;
     pub mod env;
+    pub mod guest_comments;
     pub mod idempotency;
     pub mod inbox;
     pub mod inbox_plan;

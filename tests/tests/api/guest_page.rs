@@ -353,8 +353,12 @@ async fn a_completed_run_says_so_and_shows_no_forms() {
     assert_eq!(text(page.one(".summary .badge")), "Completed");
     assert!(text(page.one(".notice")).starts_with("This run is completed"));
     assert_eq!(text(page.one("#progress")), "4 of 4 tasks done");
-    assert!(page.all("form").is_empty());
-    assert!(page.all("button").is_empty());
+    // No task takes a change; every task still takes a comment (API contract 14.1: the
+    // discussion goes on after the work).
+    assert!(page.all("form:not(.comment-form)").is_empty());
+    assert_eq!(page.all("form.comment-form").len(), 4);
+    let buttons: Vec<String> = page.all("button").into_iter().map(text).collect();
+    assert_eq!(buttons, ["Comment"; 4]);
     assert!(page.body_text().contains("Approved: Fine"));
 }
 

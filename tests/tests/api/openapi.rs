@@ -93,7 +93,7 @@ async fn every_documented_operation_is_routed_and_other_methods_are_405() {
     let app = TestApp::spawn().await;
     let description = served(&app).await;
     let operations = description.operations();
-    assert_eq!(operations.len(), 45, "{operations:?}");
+    assert_eq!(operations.len(), 47, "{operations:?}");
     for (name, path) in &operations {
         let url = concrete_path(path);
         let mut call = app.call(operation_method(name), &url);
@@ -397,6 +397,20 @@ async fn every_operation_answers_as_documented() {
     reply.assert_status(400);
     let reply = app.call(Method::GET, &task_path).no_key().send().await;
     api.check("get", guest_task, &reply);
+    reply.assert_status(303);
+    // A task's comment form: written (303), refused (400), its address opened (303).
+    let guest_comments = "/instance/{run_id}/tasks/{task_id}/comments";
+    let comments_path = format!("{page_run}/tasks/{lunch}/comments?{page_query}");
+    let reply = app
+        .post_form(&comments_path, &[("text", "See you there")])
+        .await;
+    api.check("post", guest_comments, &reply);
+    reply.assert_status(303);
+    let reply = app.post_form(&comments_path, &[("text", " ")]).await;
+    api.check("post", guest_comments, &reply);
+    reply.assert_status(400);
+    let reply = app.call(Method::GET, &comments_path).no_key().send().await;
+    api.check("get", guest_comments, &reply);
     reply.assert_status(303);
     let reply = app
         .post(

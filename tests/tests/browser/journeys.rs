@@ -97,11 +97,16 @@ async fn a_guest_fills_in_every_field_by_its_label_presses_complete_and_sees_it_
     );
     let buttons = browser
         .run(
-            "return document.querySelectorAll('button').length;",
+            "return [...document.querySelectorAll('button')].map(b => b.textContent);",
             Vec::new(),
         )
         .await;
-    assert_eq!(buttons, json!(0), "a completed run takes no more changes");
+    // Comments go on (API contract 14.1); nothing else does.
+    assert_eq!(
+        buttons,
+        json!(["Comment"]),
+        "a completed run takes no more changes"
+    );
     assert_eq!(browser.text_of("#progress").await, "1 of 1 tasks done");
     assert!(
         browser
@@ -168,9 +173,12 @@ async fn a_guest_finishes_a_whole_run_from_the_page() {
     assert_eq!(browser.text_of(".summary .badge").await, "Completed");
     assert_eq!(browser.text_of("#progress").await, "4 of 4 tasks done");
     let forms = browser
-        .run("return document.forms.length;", Vec::new())
+        .run(
+            "return [...document.forms].filter(f => !f.classList.contains('comment-form')).length;",
+            Vec::new(),
+        )
         .await;
-    assert_eq!(forms, json!(0));
+    assert_eq!(forms, json!(0), "only the comment forms stay");
     let run = app.run(&run_id).await;
     assert_eq!(run["status"], "completed");
     let approval = tasks.iter().find(|t| t["type"] == "approval").unwrap();

@@ -46,6 +46,19 @@ pub trait CommentStore: Send + Sync {
         page: PageRequest,
     ) -> DomainResult<Page<Comment>>;
 
+    /// The newest `limit` comments of the run's tasks (every task's, hidden ones' too), oldest
+    /// first (by id), deleted ones included: the guest page's threads, in one read.
+    ///
+    /// # Errors
+    /// Only store failures; a run with no comments, or none of the team's, answers an empty
+    /// list.
+    async fn latest_run_comments(
+        &self,
+        team: TeamId,
+        run: RunId,
+        limit: usize,
+    ) -> DomainResult<Vec<Comment>>;
+
     /// One comment.
     ///
     /// # Errors

@@ -1,6 +1,8 @@
 //! Use cases of comments on tasks (API contract 14.1): write, list, edit, delete, and the
 //! events (the webhook, the emails to the assignee and the members mentioned) a new one raises.
 
+mod guest;
+
 use std::sync::Arc;
 
 use crate::actor::{Actor, Assignee};
@@ -12,6 +14,8 @@ use crate::ids::{CommentId, EventId, RunId, TaskId, TeamId, UserId};
 use crate::ports::{Clock, CommentStore, IdGenerator, RunStore, TeamStore};
 use crate::team::Team;
 use crate::values::{Email, Page, PageRequest};
+
+pub use self::guest::{GUEST_PAGE_COMMENTS, GuestComment, GuestThreads};
 
 /// The adapters [`Comments`] runs on.
 #[derive(Clone)]
@@ -95,27 +99,6 @@ impl Comments {
             },
         };
         self.write(team.id, run, task, author, text).await
-    }
-
-    /// Writes a comment by the run's guest (the guest page): as [`add`](Self::add), the
-    /// author being the guest with the invited email, if any.
-    ///
-    /// # Errors
-    /// As [`add`](Self::add).
-    pub async fn add_as_guest(
-        &self,
-        team: TeamId,
-        run: RunId,
-        task: TaskId,
-        guest_email: Option<Email>,
-        text: &str,
-    ) -> DomainResult<Comment> {
-        let text = comment_text(text)?;
-        let author = Author {
-            actor: Actor::Guest,
-            email: guest_email,
-        };
-        self.write(team, run, task, author, text).await
     }
 
     async fn write(

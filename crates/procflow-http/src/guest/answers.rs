@@ -6,14 +6,14 @@ use actix_web::http::StatusCode;
 use actix_web::http::header;
 use procflow_domain::error::{DomainError, StoreError};
 use procflow_domain::guest::FieldError;
-use procflow_domain::ids::{RunId, TaskId};
+use procflow_domain::ids::{CommentId, RunId, TaskId};
 use procflow_domain::ports::RateDecision;
 use procflow_domain::values::ShareToken;
 use time::OffsetDateTime;
 
 use super::form::PostedForm;
 use super::messages::Message;
-use super::page::{Link, PageView, Posted};
+use super::page::{CommentDraft, Link, PageView, Posted};
 use super::respond::html;
 use crate::AppState;
 
@@ -62,6 +62,15 @@ pub(crate) fn see_task(link: &Link, task: TaskId) -> HttpResponse {
         .finish()
 }
 
+/// 303 to the run's page at a comment just written.
+pub(crate) fn see_comment(link: &Link, comment: CommentId) -> HttpResponse {
+    HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, link.at_comment(comment)))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::REFERRER_POLICY, "no-referrer"))
+        .finish()
+}
+
 /// 429 with `Retry-After`: whole seconds until every limit has room again (at least 1).
 pub(crate) fn too_many(decision: &RateDecision, now: OffsetDateTime, back: String) -> HttpResponse {
     let wait = (decision.reset_at - now).whole_seconds().max(0) + 1;
@@ -98,12 +107,51 @@ pub(crate) async fn refused_post(
     if !shared.may_act(current) {
         return refusal(DomainError::NotGuestsTask, Some(link.at_task(task)));
     }
+    let threads = match state.comments().guest_threads(&shared).await {
+        Ok(threads) => threads,
+        Err(error) => return refusal(error, Some(link.at_task(task))),
+    };
     let posted = Posted {
         task,
         form: posted,
         errors,
     };
-    let page = PageView::new(&shared, &link, state.procflow().now(), Some(&posted));
+    let page = PageView::new(&shared, &link, state.procflow().now(), Some(&posted))
+        .with_comments(&threads, None);
+    html(StatusCode::BAD_REQUEST, &page)
+}
+
+/// What a refused comment is answered with: the page, status 400, with the text kept in the
+/// task's comment form and the refusal beside it; or the refusal that comes first (a wrong
+/// link, a task of another run, a hidden task).
+pub(crate) async fn refused_comment(
+    state: &AppState,
+    (run, token, task): (RunId, &ShareToken, TaskId),
+    text: &str,
+    error: String,
+) -> HttpResponse {
+    let link = Link::from_comment(run, token.expose());
+    let shared = match state.procflow().open_shared_run(run, token).await {
+        Ok(shared) => shared,
+        Err(error) => return refusal(error, Some(link.at_task(task))),
+    };
+    let Some(current) = shared.tasks.iter().find(|t| t.id == task) else {
+        return not_found();
+    };
+    if current.hidden {
+        let hidden = DomainError::TaskHidden {
+            task: current.name(),
+            item: None,
+        };
+        return refusal(hidden, Some(link.page()));
+    }
+    let threads = match state.comments().guest_threads(&shared).await {
+        Ok(threads) => threads,
+        Err(error) => return refusal(error, Some(link.at_task(task))),
+    };
+    let draft = CommentDraft { task, text, error };
+    let page = PageView::new(&shared, &link, state.procflow().now(), None)
+        .with_comments(&threads, Some(&draft));
     html(StatusCode::BAD_REQUEST, &page)
 }
 

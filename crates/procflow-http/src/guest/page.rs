@@ -3,14 +3,16 @@
 //! guest may act on. Tasks hidden by a rule are not shown (nor counted); a blocked task says
 //! what it waits for, as the run stored it with its last change.
 
+mod comments;
 mod task;
 
 use askama::Template;
 use procflow_domain::guest::FieldError;
-use procflow_domain::ids::{RunId, TaskId};
-use procflow_domain::service::SharedRun;
+use procflow_domain::ids::{CommentId, RunId, TaskId};
+use procflow_domain::service::{GuestThreads, SharedRun};
 use time::OffsetDateTime;
 
+use self::comments::CommentView;
 use self::task::TaskView;
 use super::fields::Kind;
 use super::form::PostedForm;
@@ -45,6 +47,15 @@ impl Link {
         }
     }
 
+    /// Links from the answer to a comment posted on a task.
+    pub(crate) fn from_comment(run: RunId, token: &str) -> Self {
+        Self {
+            root: "../../../",
+            run,
+            token: token.to_owned(),
+        }
+    }
+
     /// The run's page.
     pub(crate) fn page(&self) -> String {
         format!("{}{}?token={}", self.root, self.run, self.token)
@@ -53,6 +64,11 @@ impl Link {
     /// The run's page at a task.
     pub(crate) fn at_task(&self, task: TaskId) -> String {
         format!("{}#task-{task}", self.page())
+    }
+
+    /// The run's page at a comment.
+    pub(crate) fn at_comment(&self, comment: CommentId) -> String {
+        format!("{}#comment-{comment}", self.page())
     }
 }
 
@@ -80,6 +96,8 @@ pub(crate) struct PageView<'a> {
     root: &'static str,
     run: RunId,
     token: &'a str,
+    /// Whether the page shows only the newest comments of the run.
+    comments_truncated: bool,
 }
 
 /// One refusal in the summary at the top, linking to its field.
@@ -152,8 +170,39 @@ impl<'a> PageView<'a> {
             root: link.root,
             run: link.run,
             token: &link.token,
+            comments_truncated: false,
         }
     }
+
+    /// The page with each visible task's thread, and `draft` shown again beside its task's
+    /// comment form when a comment was refused.
+    #[must_use]
+    pub(crate) fn with_comments(
+        mut self,
+        threads: &'a GuestThreads,
+        draft: Option<&CommentDraft<'a>>,
+    ) -> Self {
+        self.comments_truncated = threads.truncated;
+        for task in self.sections.iter_mut().flat_map(|s| s.tasks.iter_mut()) {
+            task.comments = threads.of_task(task.id).map(CommentView::new).collect();
+            if let Some(draft) = draft.filter(|d| d.task == task.id) {
+                task.draft = draft.text;
+                task.draft_error = Some(draft.error.clone());
+                self.problems.push(Problem {
+                    anchor: format!("n{}", task.key),
+                    message: format!("Your comment on {}: {}", task.title, draft.error),
+                });
+            }
+        }
+        self
+    }
+}
+
+/// A comment that was refused: what the guest wrote, shown again with why.
+pub(crate) struct CommentDraft<'a> {
+    pub(crate) task: TaskId,
+    pub(crate) text: &'a str,
+    pub(crate) error: String,
 }
 
 #[cfg(test)]

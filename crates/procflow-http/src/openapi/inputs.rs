@@ -85,6 +85,11 @@ pub(super) fn complete(document: &mut Value) {
     {
         body["schema"] = guest_form();
     }
+    if let Some(body) = document
+        .pointer_mut("/paths/~1instance~1{run_id}~1tasks~1{task_id}~1comments/post/requestBody/content/application~1x-www-form-urlencoded")
+    {
+        body["schema"] = guest_comment_form();
+    }
 }
 
 /// What an element of an authoring document must carry by its type (`template::document`):
@@ -314,6 +319,26 @@ fn guest_form() -> Value {
             "comment": {"type": "string", "maxLength": MAX_COMMENT_CHARS, "pattern": TEXT_PATTERN, "description": "The comment of an approval (approve or reject)."},
         },
         "required": ["action"],
+        "additionalProperties": false,
+    })
+}
+
+/// The comment form of a task as the guest page sends it (`crate::guest::read_comment`): one
+/// `text`, as the API's comments take it (1 to 10,000 characters, not blank, no NUL), and
+/// nothing else.
+fn guest_comment_form() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "text": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": procflow_domain::comment::MAX_COMMENT_CHARS,
+                "pattern": TITLE_PATTERN,
+                "description": "The comment: plain text, never rendered as HTML; `@<email>` of an active team member mentions them.",
+            },
+        },
+        "required": ["text"],
         "additionalProperties": false,
     })
 }

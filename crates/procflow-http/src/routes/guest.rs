@@ -7,6 +7,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use futures_util::StreamExt as _;
+use procflow_domain::error::DomainError;
 use procflow_domain::ids::{RunId, TaskId};
 use procflow_domain::service::GuestPost;
 
@@ -20,7 +21,7 @@ use crate::guest::{self, Link, PageView};
     tag = "guest",
     operation_id = "guestPage",
     summary = "The shared run, for a guest",
-    description = "An HTML page (no JavaScript) of the run's title, status, progress, sections and tasks, with a form on each task the guest may act on (unassigned, or assigned to the invited email). Opening it records the guest's first engagement.",
+    description = "An HTML page (no JavaScript) of the run's title, status, progress, sections and tasks, with a form on each task the guest may act on (unassigned, or assigned to the invited email), and on every visible task its comments (oldest first) and a comment form. Opening it records the guest's first engagement.",
     params(
         ("run_id" = String, Path, description = "The run's id"),
         ("token" = String, Query, description = "The share token of the link"),
@@ -48,7 +49,12 @@ pub async fn page(
     match state.procflow().open_shared_run(run, &token).await {
         Ok(shared) => {
             let link = Link::from_page(run, token.expose());
-            let page = PageView::new(&shared, &link, state.procflow().now(), None);
+            let threads = match state.comments().guest_threads(&shared).await {
+                Ok(threads) => threads,
+                Err(error) => return guest::refusal(error, None),
+            };
+            let page = PageView::new(&shared, &link, state.procflow().now(), None)
+                .with_comments(&threads, None);
             guest::html(StatusCode::OK, &page)
         }
         Err(error) => guest::refusal(error, None),
@@ -151,6 +157,101 @@ pub async fn post_task(
     }
 }
 
+/// Writes the guest's comment on a task, then back to the page at the comment
+/// (post-redirect-get).
+#[utoipa::path(
+    post,
+    path = "/instance/{run_id}/tasks/{task_id}/comments",
+    tag = "guest",
+    operation_id = "guestPostComment",
+    summary = "A guest's comment on one task",
+    description = "What a task's comment form on the guest page posts: `text`, plain text (a textarea's CRLF line breaks are stored as `\\n`). Any visible task takes one, the guest's or not, on a completed run too. Written through the same use case as `POST /api/v1/process-runs/{id}/tasks/{task_id}/comments`, as the guest (`author.is_guest: true`, with the invited email): the same `task.comment_created` event and emails. Rate-limited per run and per client address, with the task forms' posts.",
+    params(
+        ("run_id" = String, Path, description = "The run's id"),
+        ("task_id" = String, Path, description = "The task's id"),
+        ("token" = String, Query, description = "The share token of the link"),
+    ),
+    request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "The comment form, as a browser sends it"),
+    responses(
+        (status = 303, description = "Written: back to the run's page, at the new comment",
+            headers(("Location" = String, description = "The run's page at the comment, relative to this address"))),
+        (status = 400, description = "A text refused (blank, over 10,000 characters): the page again, with the text kept and the refusal beside it; nothing was written. Or a form that cannot be read", content_type = "text/html", body = String),
+        (status = 403, description = "The run's team has no active subscription: nothing was written", content_type = "text/html", body = String),
+        (status = 404, description = "The same page for a wrong or void token, an unknown run or task, a task of another run, a malformed id or query string", content_type = "text/html", body = String),
+        (status = 409, description = "The task is hidden by a rule: nothing was written", content_type = "text/html", body = String),
+        (status = 408, description = "The body did not arrive within its time limit (30 s by default)", content_type = "text/html", body = String),
+        (status = 413, description = "The body is over the limit (1 MiB by default)", content_type = "text/html", body = String),
+        (status = 415, description = "The body is not a web form (`application/x-www-form-urlencoded`)", content_type = "text/html", body = String),
+        (status = 429, description = "Over the post limits of the run or of the client address", content_type = "text/html", body = String,
+            headers(("Retry-After" = u32, description = "Seconds to wait before retrying"))),
+        (status = 500, description = "An unexpected failure, as an HTML page; details go to the log", content_type = "text/html", body = String),
+        (status = 503, description = "The database does not answer, as an HTML page", content_type = "text/html", body = String,
+            headers(("Retry-After" = u32, description = "Seconds to wait before retrying"))),
+    )
+)]
+pub async fn post_comment(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    path: web::Path<(String, String)>,
+    payload: web::Payload,
+) -> HttpResponse {
+    let (Some(token), Ok(run), Ok(task)) = (
+        guest::query_token(request.query_string()),
+        path.0.parse::<RunId>(),
+        path.1.parse::<TaskId>(),
+    ) else {
+        return guest::not_found();
+    };
+    // The same gate as a task's form: limits, then a readable form body.
+    let link = Link::from_comment(run, token.expose());
+    let client = request.peer_addr().map(|address| address.ip());
+    match guest::admit_post(&state, run, &token, client).await {
+        Ok(decision) if decision.allowed => {}
+        Ok(decision) => {
+            return guest::too_many(&decision, state.procflow().now(), link.at_task(task));
+        }
+        Err(error) => return guest::refusal(error, None),
+    }
+    if !is_form(&request) {
+        return guest::unreadable(StatusCode::UNSUPPORTED_MEDIA_TYPE, link.at_task(task));
+    }
+    let body = match read_body(payload, state.config.body_limit_bytes).await {
+        Ok(body) => body,
+        Err(status) => {
+            let status =
+                crate::transport::body_fault(&request).map_or(status, |fault| fault.status());
+            return guest::unreadable(status, link.at_task(task));
+        }
+    };
+    let Ok(posted) = guest::read_comment(&body) else {
+        return guest::unreadable(StatusCode::BAD_REQUEST, link.at_task(task));
+    };
+    if let Some(refusal) = posted.refusal {
+        let at = (run, &token, task);
+        return guest::refused_comment(&state, at, &posted.text, refusal.to_owned()).await;
+    }
+    match state
+        .comments()
+        .add_as_guest(run, &token, task, &posted.text)
+        .await
+    {
+        Ok(comment) => {
+            tracing::info!(
+                run.id = %run,
+                task.id = %task,
+                comment.id = %comment.id,
+                "guest comment written"
+            );
+            guest::see_comment(&link, comment.id)
+        }
+        Err(DomainError::Validation(error)) => {
+            let message = guest::comment_message(&error);
+            guest::refused_comment(&state, (run, &token, task), &posted.text, message).await
+        }
+        Err(error) => guest::refusal(error, Some(link.at_task(task))),
+    }
+}
+
 /// A task's address opened as a page (a refused post's address, bookmarked or reloaded): the
 /// run's page at that task.
 #[utoipa::path(
@@ -180,6 +281,43 @@ pub async fn task_page(request: HttpRequest, path: web::Path<(String, String)>) 
     ) {
         (Some(token), Ok(run), Ok(task)) => {
             guest::see_task(&Link::from_task(run, token.expose()), task)
+        }
+        _ => guest::not_found(),
+    }
+}
+
+/// A comment post's address opened as a page (a refused comment's address, bookmarked or
+/// reloaded): the run's page at that task.
+#[utoipa::path(
+    get,
+    path = "/instance/{run_id}/tasks/{task_id}/comments",
+    tag = "guest",
+    operation_id = "guestCommentsPage",
+    summary = "A task's comment address, opened as a page",
+    description = "Sends the browser to the run's page at the task (the address of a refused comment, reloaded or bookmarked).",
+    params(
+        ("run_id" = String, Path, description = "The run's id"),
+        ("task_id" = String, Path, description = "The task's id"),
+        ("token" = String, Query, description = "The share token of the link"),
+    ),
+    responses(
+        (status = 303, description = "The run's page at the task",
+            headers(("Location" = String, description = "The run's page at the task, relative to this address"))),
+        (status = 404, description = "The same page for a malformed id or query string", content_type = "text/html", body = String),
+        (status = 500, description = "An unexpected failure, as an HTML page", content_type = "text/html", body = String),
+    )
+)]
+pub async fn comments_page(
+    request: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> HttpResponse {
+    match (
+        guest::query_token(request.query_string()),
+        path.0.parse::<RunId>(),
+        path.1.parse::<TaskId>(),
+    ) {
+        (Some(token), Ok(run), Ok(task)) => {
+            guest::see_task(&Link::from_comment(run, token.expose()), task)
         }
         _ => guest::not_found(),
     }

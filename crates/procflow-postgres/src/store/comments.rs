@@ -126,6 +126,29 @@ impl CommentStore for PgStore {
         Ok(Page::from_fetched(comments, page.limit, |c| c.id.as_uuid()))
     }
 
+    async fn latest_run_comments(
+        &self,
+        team: TeamId,
+        run: RunId,
+        limit: usize,
+    ) -> DomainResult<Vec<Comment>> {
+        let mut conn = self.conn().await?;
+        // Newest first through the thread index (team, run, ...), then turned oldest first.
+        let rows: Vec<CommentRow> = task_comments::table
+            .filter(task_comments::team_id.eq(team.as_uuid()))
+            .filter(task_comments::run_id.eq(run.as_uuid()))
+            .order(task_comments::id.desc())
+            .limit(i64::try_from(limit).unwrap_or(i64::MAX))
+            .select(CommentRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(db_error)?;
+        rows.into_iter()
+            .rev()
+            .map(CommentRow::into_domain)
+            .collect()
+    }
+
     async fn get_comment(&self, team: TeamId, id: CommentId) -> DomainResult<Comment> {
         let mut conn = self.conn().await?;
         task_comments::table

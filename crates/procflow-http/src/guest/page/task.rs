@@ -11,6 +11,7 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
 
+use super::comments::CommentView;
 use super::{Posted, Problem};
 use crate::guest::fields::{self, FieldView};
 
@@ -45,6 +46,11 @@ pub(super) struct TaskView<'a> {
     pub(super) comment_value: &'a str,
     pub(super) comment_error: Option<String>,
     pub(super) form_errors: Vec<String>,
+    /// Its thread, oldest first (filled by `PageView::with_comments`).
+    pub(super) comments: Vec<CommentView<'a>>,
+    /// A refused comment's text, shown again in the comment form, and why it was refused.
+    pub(super) draft: &'a str,
+    pub(super) draft_error: Option<String>,
 }
 
 pub(super) struct Due {
@@ -143,6 +149,9 @@ impl<'a> TaskView<'a> {
                 .filter(|e| e.field == FormField::Form)
                 .map(|e| fields::message(&e.error))
                 .collect(),
+            comments: Vec::new(),
+            draft: "",
+            draft_error: None,
         }
     }
 
@@ -206,7 +215,7 @@ fn date(at: OffsetDateTime) -> String {
     .unwrap_or_default()
 }
 
-fn date_time(at: OffsetDateTime) -> String {
+pub(super) fn date_time(at: OffsetDateTime) -> String {
     let at = at.to_offset(time::UtcOffset::UTC);
     at.format(format_description!(
         "[day padding:none] [month repr:short] [year], [hour]:[minute] UTC"

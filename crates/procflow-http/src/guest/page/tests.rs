@@ -67,6 +67,8 @@ async fn every_task_of_the_run_is_on_the_page_once() {
     for task in &shared.tasks {
         assert_eq!(html.matches(&format!("id=\"task-{}\"", task.id)).count(), 1);
     }
-    assert_eq!(html.matches("<form ").count(), 3);
+    // A form per task, and a comment form per task.
+    assert_eq!(html.matches("<form ").count(), 6);
+    assert_eq!(html.matches("class=\"comment-form\"").count(), 3);
     assert_eq!(html.matches("<input ").count(), 9);
 }

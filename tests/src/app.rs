@@ -42,6 +42,11 @@ pub struct Options {
     /// The delivery worker of each instance; none by default, so that tests that read the
     /// outbox ([`TestApp::events`]) find every event there.
     pub worker: Option<procflow_server::worker::WorkerSettings>,
+    /// The largest attachment accepted; the server's default (25 MiB) when `None`.
+    pub upload_max_bytes: Option<u64>,
+    /// Where attachments' bytes go; a temporary directory of the app's own when `None`
+    /// (shared by its instances).
+    pub files_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for Options {
@@ -52,6 +57,8 @@ impl Default for Options {
             pool_size: 8,
             guest_posts_per_minute: (100_000, 100_000),
             worker: None,
+            upload_max_bytes: None,
+            files_dir: None,
         }
     }
 }
@@ -79,6 +86,12 @@ impl Instance {
         ) = options.guest_posts_per_minute;
         config.http.workers = Some(options.workers);
         config.worker.clone_from(&options.worker);
+        if let Some(max) = options.upload_max_bytes {
+            config.http.upload_max_bytes = max;
+        }
+        if let Some(dir) = &options.files_dir {
+            config.storage_url = procflow_server::storage::StorageUrl::local(dir);
+        }
         let (handle_tx, handle_rx) = mpsc::channel();
         let (done_tx, done) = mpsc::channel();
         // The server runs on a thread and runtime of its own, so that it can be stopped and
@@ -165,6 +178,9 @@ pub struct TestApp {
     /// A store on the test database, for seeding and for reading the outbox.
     pub store: PgStore,
     db: TestDatabase,
+    /// The attachments' directory when the app made its own: held so that it is removed
+    /// last.
+    _files: Option<tempfile::TempDir>,
 }
 
 fn member(team: &Team, email: &str, role: Role, active: bool) -> Member {
@@ -190,7 +206,14 @@ impl TestApp {
     }
 
     /// The app with these options.
-    pub async fn with(options: Options) -> Self {
+    pub async fn with(mut options: Options) -> Self {
+        let files = if options.files_dir.is_none() {
+            let dir = tempfile::tempdir().expect("attachments directory");
+            options.files_dir = Some(dir.path().to_path_buf());
+            Some(dir)
+        } else {
+            None
+        };
         let db = migrated_database().await;
         let store = PgStore::new(&PoolConfig {
             max_size: 4,
@@ -255,6 +278,7 @@ impl TestApp {
             template: Seeded::default(),
             store,
             db,
+            _files: files,
         };
         app.template = app.seed_published(&demo_document()).await;
         app
@@ -264,6 +288,12 @@ impl TestApp {
     #[must_use]
     pub fn base(&self) -> &str {
         self.main.base()
+    }
+
+    /// Where the app stores attachments' bytes.
+    #[must_use]
+    pub fn files_dir(&self) -> Option<&std::path::Path> {
+        self.options.files_dir.as_deref()
     }
 
     /// The test database's URL.

@@ -215,7 +215,7 @@ async fn the_readme_tour_runs_through_the_client() {
         .list_task_attachments(&run, &task, PageRequest::default())
         .await
         .unwrap();
-    assert_eq!(listed.data, [attached.clone()]);
+    assert_eq!(listed.data, std::slice::from_ref(&attached));
     let id = attached.id.to_string();
     assert_eq!(client.download_attachment(&id).await.unwrap(), bytes);
     client.delete_attachment(&id, &none).await.unwrap();

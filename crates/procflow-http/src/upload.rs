@@ -25,7 +25,7 @@ use crate::error::ApiError;
 pub const ENVELOPE_ALLOWANCE: u64 = 64 * 1024;
 
 /// The bytes of parts other than `file` read (and dropped) at most.
-const OTHER_PARTS_MAX: usize = 64 * 1024;
+pub const OTHER_PARTS_MAX: usize = 64 * 1024;
 
 /// The upload's file part, found, with what its headers say.
 pub struct FilePart {

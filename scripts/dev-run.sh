@@ -240,6 +240,7 @@ run() {
   say "migrating: $(RUST_LOG=warn "$BIN" migrate)"
   seed
 
+  export PROCFLOW_STORAGE_URL="${PROCFLOW_STORAGE_URL:-file://$DATA/files}"
   export PROCFLOW_MAIL_DIR="${PROCFLOW_MAIL_DIR:-$DATA/mail}"
   local mail_note="Emails        written as .eml files into ${PROCFLOW_MAIL_DIR#"$ROOT"/} (open them with any mail reader)"
   if [ -n "${PROCFLOW_SMTP_URL:-}" ]; then

@@ -45,6 +45,11 @@ pub struct Options {
     /// The delivery worker of each instance; none by default, so that tests that read the
     /// outbox ([`TestApp::events`]) find every event there.
     pub worker: Option<procflow_server::worker::WorkerSettings>,
+    /// The largest attachment accepted; the server's default (25 MiB) when `None`.
+    pub upload_max_bytes: Option<u64>,
+    /// Where attachments' bytes go; a temporary directory of the app's own when `None`
+    /// (shared by its instances).
+    pub files_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for Options {
@@ -59,6 +64,8 @@ impl Default for Options {
                 procflow_http::HttpConfig::DEFAULT_RUN_LINK_STARTS_PER_MINUTE_PER_ADDRESS,
             ),
             worker: None,
+            upload_max_bytes: None,
+            files_dir: None,
         }
     }
 }
@@ -90,6 +97,12 @@ impl Instance {
         ) = options.run_link_starts;
         config.http.workers = Some(options.workers);
         config.worker.clone_from(&options.worker);
+        if let Some(max) = options.upload_max_bytes {
+            config.http.upload_max_bytes = max;
+        }
+        if let Some(dir) = &options.files_dir {
+            config.storage_url = procflow_server::storage::local(dir);
+        }
         let (handle_tx, handle_rx) = mpsc::channel();
         let (done_tx, done) = mpsc::channel();
         // The server runs on a thread and runtime of its own, so that it can be stopped and
@@ -176,6 +189,9 @@ pub struct TestApp {
     /// A store on the test database, for seeding and for reading the outbox.
     pub store: PgStore,
     db: TestDatabase,
+    /// The attachments' directory when the app made its own: held so that it is removed
+    /// last.
+    _files: Option<tempfile::TempDir>,
 }
 
 fn member(team: &Team, email: &str, role: Role, active: bool) -> Member {
@@ -201,7 +217,14 @@ impl TestApp {
     }
 
     /// The app with these options.
-    pub async fn with(options: Options) -> Self {
+    pub async fn with(mut options: Options) -> Self {
+        let files = if options.files_dir.is_none() {
+            let dir = tempfile::tempdir().expect("attachments directory");
+            options.files_dir = Some(dir.path().to_path_buf());
+            Some(dir)
+        } else {
+            None
+        };
         let db = migrated_database().await;
         let store = PgStore::new(&PoolConfig {
             max_size: 4,
@@ -266,6 +289,7 @@ impl TestApp {
             template: Seeded::default(),
             store,
             db,
+            _files: files,
         };
         app.template = app.seed_published(&demo_document()).await;
         app
@@ -275,6 +299,12 @@ impl TestApp {
     #[must_use]
     pub fn base(&self) -> &str {
         self.main.base()
+    }
+
+    /// Where the app stores attachments' bytes.
+    #[must_use]
+    pub fn files_dir(&self) -> Option<&std::path::Path> {
+        self.options.files_dir.as_deref()
     }
 
     /// The test database's URL.

@@ -12,6 +12,7 @@
 
 mod api {
     pub mod amplification;
+    pub mod attachments;
     pub mod auth;
     pub mod batch;
     pub mod client;

@@ -59,6 +59,11 @@ impl Reply {
     pub(crate) fn data<T: DeserializeOwned>(&self) -> Result<T, Error> {
         Ok(self.tagged()?.value)
     }
+
+    /// The body as it came (a download).
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        self.body
+    }
 }
 
 fn header(headers: &HeaderMap, name: HeaderName) -> Option<String> {
@@ -131,6 +136,33 @@ impl Client {
         if let Some(body) = body {
             request = request.json(body);
         }
+        self.send(request, options).await
+    }
+
+    /// As [`Client::call`], with a body already encoded: `content_type` and `body` as given
+    /// (a multipart upload).
+    pub(crate) async fn call_raw(
+        &self,
+        operation: &Operation,
+        params: &[&str],
+        content_type: &str,
+        body: Vec<u8>,
+        options: &WriteOptions,
+    ) -> Result<Reply, Error> {
+        let request = self
+            .http
+            .request(operation.method.clone(), self.url(operation, params, &[]))
+            .bearer_auth(&self.key)
+            .header(reqwest::header::CONTENT_TYPE, content_type)
+            .body(body);
+        self.send(request, options).await
+    }
+
+    async fn send(
+        &self,
+        mut request: reqwest::RequestBuilder,
+        options: &WriteOptions,
+    ) -> Result<Reply, Error> {
         for (name, value) in [
             ("idempotency-key", &options.idempotency_key),
             ("if-match", &options.if_match),

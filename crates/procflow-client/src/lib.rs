@@ -12,8 +12,8 @@ pub use client::Client;
 pub use error::Error;
 pub use operation::{OPERATIONS, Operation};
 pub use operations::{
-    CreatedRun, Delivery, Event, InboxTask, Run, RunLink, RunTask, RunTaskListItem, Schedule,
-    ShareResult, Template, TemplateListItem, TemplateTask, Webhook, WebhookWithSecret,
+    Attachment, CreatedRun, Delivery, Event, InboxTask, Run, RunLink, RunTask, RunTaskListItem,
+    Schedule, ShareResult, Template, TemplateListItem, TemplateTask, Webhook, WebhookWithSecret,
 };
 pub use options::WriteOptions;
 pub use page::{PageRequest, items};

@@ -59,6 +59,10 @@ operations! {
     CREATE_TASK_COMMENT = POST "/api/v1/process-runs/{id}/tasks/{task_id}/comments" "createTaskComment";
     UPDATE_COMMENT = PATCH "/api/v1/comments/{id}" "updateComment";
     DELETE_COMMENT = DELETE "/api/v1/comments/{id}" "deleteComment";
+    LIST_TASK_ATTACHMENTS = GET "/api/v1/process-runs/{id}/tasks/{task_id}/attachments" "listTaskAttachments";
+    UPLOAD_TASK_ATTACHMENT = POST "/api/v1/process-runs/{id}/tasks/{task_id}/attachments" "uploadTaskAttachment";
+    DOWNLOAD_ATTACHMENT = GET "/api/v1/attachments/{id}/content" "downloadAttachment";
+    DELETE_ATTACHMENT = DELETE "/api/v1/attachments/{id}" "deleteAttachment";
     LIST_WEBHOOKS = GET "/api/v1/webhooks" "listWebhooks";
     CREATE_WEBHOOK = POST "/api/v1/webhooks" "createWebhook";
     GET_WEBHOOK = GET "/api/v1/webhooks/{id}" "getWebhook";
@@ -124,6 +128,7 @@ mod tests {
         // The methods' source: the served-document test holds the constants to the document,
         // this holds each constant to one method that requests its path.
         let methods = [
+            include_str!("operations/attachments.rs"),
             include_str!("operations/comments.rs"),
             include_str!("operations/meta.rs"),
             include_str!("operations/run_links.rs"),
@@ -137,7 +142,8 @@ mod tests {
         // Without whitespace: rustfmt breaks long calls anywhere.
         let methods: String = methods.split_whitespace().collect();
         for name in NAMES {
-            let calls = methods.matches(&format!("self.call(&{name},")).count();
+            let calls = methods.matches(&format!("self.call(&{name},")).count()
+                + methods.matches(&format!("self.call_raw(&{name},")).count();
             assert_eq!(calls, 1, "{name} is called by {calls} methods");
         }
     }
@@ -148,6 +154,6 @@ mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), OPERATIONS.len());
-        assert_eq!(OPERATIONS.len(), 42);
+        assert_eq!(OPERATIONS.len(), 46);
     }
 }

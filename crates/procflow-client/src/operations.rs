@@ -1,5 +1,6 @@
 //! One method per operation of the API, by resource; the views they answer, as owned values.
 
+mod attachments;
 mod comments;
 mod meta;
 mod run_links;
@@ -31,6 +32,8 @@ pub type InboxTask = views::InboxTaskView<'static>;
 pub type ShareResult = views::ShareResultView<'static>;
 /// A comment on a task.
 pub type Comment = views::CommentView<'static>;
+/// A file attached to a task.
+pub type Attachment = views::AttachmentView;
 /// A webhook endpoint.
 pub type Webhook = views::WebhookView<'static>;
 /// A webhook endpoint with its secret (created, or its secret rotated).

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::actor::Actor;
+use crate::attachment::Attachment;
 use crate::error::ValidationError;
 use crate::etag::Tagged;
 use crate::event::Event;
@@ -123,6 +124,9 @@ pub struct Comment {
     pub text: String,
     /// The active members it mentions; empty once deleted.
     pub mentions: Vec<UserId>,
+    /// The attachments of its task it shows (API contract 14.2), in the order named; one
+    /// deleted since is no longer among them.
+    pub attachments: Vec<Attachment>,
     /// Whether it was deleted (it stays in the thread).
     pub deleted: bool,
     /// When it was written.

@@ -235,6 +235,8 @@ pub enum Resource {
     Comment,
     /// A stored file (the bytes of an attachment).
     File,
+    /// A file attached to a task.
+    Attachment,
 }
 
 impl fmt::Display for Resource {
@@ -252,6 +254,7 @@ impl fmt::Display for Resource {
             Self::Schedule => "schedule",
             Self::Comment => "comment",
             Self::File => "file",
+            Self::Attachment => "attachment",
         })
     }
 }

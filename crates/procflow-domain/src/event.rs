@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::actor::{Actor, Assignee};
+use crate::attachment::AttachmentSnapshot;
 use crate::comment::CommentSnapshot;
 use crate::ids::{
     EventId, GuestId, RunId, ScheduleId, SectionId, TaskId, TeamId, TemplateId, TemplateTaskId,
@@ -123,6 +124,11 @@ pub enum EventPayload {
         /// Whether the comment mentions them (else they are the task's assignee).
         mentioned: bool,
     },
+    /// A file was attached to a task (API contract 14.2).
+    AttachmentAdded {
+        /// The attachment.
+        attachment: AttachmentSnapshot,
+    },
     /// A schedule's due occurrence started no run (API contract 13.1): the template is
     /// unpublished or archived, or the pre-fill no longer fits. The team's admins are told.
     ScheduleFailed {
@@ -172,6 +178,7 @@ impl EventPayload {
             Self::CommentCreated { .. } => "task.comment_created",
             Self::CommentNotice { .. } => "task.comment_notice",
             Self::ScheduleFailed { .. } => "schedule.failed",
+            Self::AttachmentAdded { .. } => "task.attachment_added",
         }
     }
 
@@ -206,6 +213,7 @@ impl EventPayload {
             Self::CommentCreated { comment } | Self::CommentNotice { comment, .. } => {
                 Some(comment.run_id)
             }
+            Self::AttachmentAdded { attachment } => Some(attachment.run_id),
             Self::ScheduleFailed { .. } => None,
         }
     }

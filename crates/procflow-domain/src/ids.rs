@@ -114,6 +114,11 @@ typed_id!(
 );
 
 typed_id!(
+    /// A file attached to a task of a run.
+    AttachmentId
+);
+
+typed_id!(
     /// An email to send (a notification or an invitation).
     EmailId
 );

@@ -2,6 +2,7 @@
 #![deny(missing_docs)]
 
 pub mod actor;
+pub mod attachment;
 pub mod comment;
 pub mod duration;
 pub mod element;

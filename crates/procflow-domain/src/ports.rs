@@ -13,6 +13,7 @@
 //! Every store method MAY fail with [`DomainError::Store`](crate::error::DomainError::Store): `Unavailable` when the database
 //! cannot be reached or the pool is exhausted, `Other` for anything else.
 
+pub mod attachments;
 pub mod comments;
 pub mod edge;
 pub mod files;
@@ -24,6 +25,7 @@ pub mod stores;
 pub mod time_and_ids;
 pub mod webhooks;
 
+pub use attachments::{AttachmentDecision, AttachmentStore};
 pub use comments::{CommentDecision, CommentEdit, CommentStore};
 pub use edge::{
     Admission, HealthCheck, IdempotencyBegin, IdempotencyStore, KeyChange, KeyChanges,

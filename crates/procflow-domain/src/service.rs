@@ -1,6 +1,7 @@
 //! The use cases: what the API does, and what the worker does with outbound work (fan-out of
 //! events, attempts of jobs), written against the ports.
 
+mod attachments;
 mod attempts;
 mod batch;
 mod comments;
@@ -14,6 +15,7 @@ mod sharing;
 mod templates;
 mod webhooks;
 
+pub use attachments::{AttachmentPorts, Attachments, SWEEP_GRACE, Swept, Upload};
 pub use attempts::{AttemptPorts, Attempts};
 pub use batch::UpdateTasks;
 pub use comments::{

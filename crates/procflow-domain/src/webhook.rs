@@ -44,6 +44,8 @@ named! {
         CommentCreated = "task.comment_created",
         /// A schedule's due occurrence started no run (API contract 13.1).
         ScheduleFailed = "schedule.failed",
+        /// A file was attached to a task (API contract 14.2).
+        AttachmentAdded = "task.attachment_added",
     }
 }
 

@@ -123,9 +123,16 @@ async fn claim(mut request: ServiceRequest, state: &AppState, team: &Team) -> Cl
         Ok(key) => key,
         Err(error) => return Claim::Answered(request, Err(error)),
     };
-    let body = match read_body(&mut request, state.config.body_limit_bytes).await {
-        Ok(body) => body,
-        Err(error) => return Claim::Answered(request, Err(error)),
+    // An upload's body is streamed to storage and never held whole (API contract 14.2): its
+    // fingerprint is the method, path and precondition alone, and the payload is left as it is.
+    let streamed = crate::upload::is_multipart(request.headers().get(header::CONTENT_TYPE));
+    let body = if streamed {
+        web::Bytes::from_static(b"multipart/form-data")
+    } else {
+        match read_body(&mut request, state.config.body_limit_bytes).await {
+            Ok(body) => body,
+            Err(error) => return Claim::Answered(request, Err(error)),
+        }
     };
     let path = request
         .uri()
@@ -140,7 +147,9 @@ async fn claim(mut request: ServiceRequest, state: &AppState, team: &Team) -> Cl
         .collect();
     let if_match = (!if_match.is_empty()).then(|| if_match.join(&b", "[..]));
     let hash = key::request_hash(request.method().as_str(), if_match.as_deref(), path, &body);
-    request.set_payload(Payload::from(body));
+    if !streamed {
+        request.set_payload(Payload::from(body));
+    }
     let now = state.services.clock.now();
     state
         .key_sweep

@@ -17,6 +17,7 @@ pub mod params;
 pub mod rate_limit;
 pub mod routes;
 pub mod transport;
+pub mod upload;
 pub mod validate_only;
 pub mod views;
 
@@ -37,7 +38,7 @@ use crate::transport::Guarded;
 use procflow_domain::ports::{
     Clock, HealthCheck, IdempotencyStore, KeyChanges, RateLimiter, StoreStats, WindowLimiter,
 };
-use procflow_domain::service::{Comments, Procflow, RunLinks, Schedules, Webhooks};
+use procflow_domain::service::{Attachments, Comments, Procflow, RunLinks, Schedules, Webhooks};
 
 use crate::rate_limit::RateLimitGate;
 
@@ -65,6 +66,8 @@ pub struct HttpConfig {
     pub body_timeout: Duration,
     /// How long a response may wait for the client to take it.
     pub write_timeout: Duration,
+    /// The largest attachment accepted, in bytes (API contract 14.2).
+    pub upload_max_bytes: u64,
 }
 
 impl HttpConfig {
@@ -89,6 +92,8 @@ impl HttpConfig {
     pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
     /// A response's time unless configured.
     pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+    /// The largest attachment unless configured: 25 MiB (API contract 14.2).
+    pub const DEFAULT_UPLOAD_MAX_BYTES: u64 = 25 * 1024 * 1024;
 }
 
 impl Default for HttpConfig {
@@ -105,6 +110,7 @@ impl Default for HttpConfig {
             head_timeout: Self::DEFAULT_HEAD_TIMEOUT,
             body_timeout: Self::DEFAULT_BODY_TIMEOUT,
             write_timeout: Self::DEFAULT_WRITE_TIMEOUT,
+            upload_max_bytes: Self::DEFAULT_UPLOAD_MAX_BYTES,
         }
     }
 }
@@ -120,6 +126,8 @@ pub struct Services {
     pub schedules: Schedules,
     /// The comment use cases.
     pub comments: Comments,
+    /// The attachment use cases (API contract 14.2).
+    pub attachments: Attachments,
     /// The run link use cases (API contract 13.2).
     pub run_links: RunLinks,
     /// Per-key request counting.
@@ -183,6 +191,12 @@ impl AppState {
     #[must_use]
     pub fn comments(&self) -> &Comments {
         &self.services.comments
+    }
+
+    /// The attachment use cases.
+    #[must_use]
+    pub fn attachments(&self) -> &Attachments {
+        &self.services.attachments
     }
 
     /// The run link use cases.

@@ -72,6 +72,7 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
         (name = "meta", description = "This description and the health checks"),
         (name = "guest", description = "The page a guest opens from a share link"),
         (name = "comments", description = "Comments on a run's tasks: plain text with mentions"),
+        (name = "attachments", description = "Files attached to a run's tasks"),
         (name = "webhooks", description = "Webhook endpoints, their deliveries, and the event feed"),
         (name = "schedules", description = "Runs started on a recurrence"),
     )
@@ -156,7 +157,7 @@ mod tests {
         let document = document();
         assert!(document["openapi"].as_str().unwrap().starts_with("3.1"));
         let operations = operations(&document);
-        assert_eq!(operations.len(), 47, "{operations:?}");
+        assert_eq!(operations.len(), 51, "{operations:?}");
         for (method, path) in [
             ("get", "/api/v1/process-templates"),
             ("post", "/api/v1/process-templates"),

@@ -42,6 +42,11 @@ pub fn comment_id(text: &str) -> Result<procflow_domain::ids::CommentId, ApiErro
     id(text, Resource::Comment)
 }
 
+/// `/attachments/{id}`
+pub fn attachment_id(text: &str) -> Result<procflow_domain::ids::AttachmentId, ApiError> {
+    id(text, Resource::Attachment)
+}
+
 /// `limit` and `cursor` (spec 4.1).
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]

@@ -3,6 +3,8 @@
 //! the OpenAPI document from the same declaration, so a route and its documentation cannot
 //! drift apart.
 
+pub(crate) mod attachment_content;
+pub(crate) mod attachments;
 pub(crate) mod comments;
 pub(crate) mod events;
 pub(crate) mod guest;
@@ -80,6 +82,10 @@ pub fn operations() -> Vec<Operation> {
         comments::create,
         comments::update,
         comments::delete,
+        attachments::list,
+        attachments::upload,
+        attachment_content::download,
+        attachments::delete,
         webhooks::list,
         webhooks::create,
         webhooks::get,

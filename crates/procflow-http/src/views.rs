@@ -1,7 +1,7 @@
 //! Answers: the views of `procflow-wire` (one per resource shape of spec 2, shared with the
 //! client) in the envelopes of spec 2.1, as actix responses.
 
-pub use procflow_wire::views::CommentView;
+pub use procflow_wire::views::{AttachmentView, CommentView};
 pub use procflow_wire::views::{
     CreatedRunView, DeliveryView, ElementView, InboxTaskView, RunLinkView, RunTaskListView,
     RunTaskView, RunView, ScheduleView, ShareResultView, TemplateListView, TemplateTaskView,

@@ -12,7 +12,7 @@ use procflow_domain::run::RunTask;
 use procflow_domain::values::{Page, PageRequest};
 
 /// The run's title and the task, as `get_task` finds them.
-fn run_and_task(
+pub(crate) fn run_and_task(
     state: &State,
     team: TeamId,
     run: RunId,
@@ -26,6 +26,16 @@ fn run_and_task(
         .cloned()
         .ok_or(DomainError::NotFound(Resource::Task))?;
     Ok((title, task))
+}
+
+/// Keeps of a comment's attachments those that still exist, as PostgreSQL's join does.
+fn current_attachments(state: &State, comment: &mut Comment) {
+    comment.attachments.retain(|a| {
+        state
+            .attachments
+            .iter()
+            .any(|row| row.team_id == a.team_id && row.id == a.id)
+    });
 }
 
 #[async_trait]
@@ -61,6 +71,9 @@ impl CommentStore for InMemoryStore {
             .cloned()
             .collect();
         thread.sort_by_key(|c| c.id);
+        for comment in &mut thread {
+            current_attachments(&state, comment);
+        }
         paginate(&thread, page, |c| c.id.as_uuid())
     }
 
@@ -83,12 +96,15 @@ impl CommentStore for InMemoryStore {
     }
 
     async fn get_comment(&self, team: TeamId, id: CommentId) -> DomainResult<Comment> {
-        self.state()
+        let state = self.state();
+        let mut comment = state
             .comments
             .iter()
             .find(|c| c.team_id == team && c.id == id)
             .cloned()
-            .ok_or(DomainError::NotFound(Resource::Comment))
+            .ok_or(DomainError::NotFound(Resource::Comment))?;
+        current_attachments(&state, &mut comment);
+        Ok(comment)
     }
 
     async fn update_comment(
@@ -98,13 +114,15 @@ impl CommentStore for InMemoryStore {
         decide: &CommentEdit<'_>,
     ) -> DomainResult<Comment> {
         let mut state = self.state();
-        let slot = state
+        let index = state
             .comments
-            .iter_mut()
-            .find(|c| c.team_id == team && c.id == id)
+            .iter()
+            .position(|c| c.team_id == team && c.id == id)
             .ok_or(DomainError::NotFound(Resource::Comment))?;
-        let next = decide(slot)?;
-        *slot = next.clone();
+        let mut current = state.comments[index].clone();
+        current_attachments(&state, &mut current);
+        let next = decide(&current)?;
+        state.comments[index] = next.clone();
         Ok(next)
     }
 }

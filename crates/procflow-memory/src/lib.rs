@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
+mod attachments;
 mod clock;
 mod comments;
 mod files;

@@ -54,6 +54,7 @@ pub(crate) struct State {
     pub(crate) schedule_occurrences:
         std::collections::HashSet<(TeamId, procflow_domain::ids::ScheduleId, OffsetDateTime)>,
     pub(crate) comments: Vec<procflow_domain::comment::Comment>,
+    pub(crate) attachments: Vec<procflow_domain::attachment::Attachment>,
 }
 
 /// An outbox row as PostgreSQL keeps it: the event in its stored form, read back on each

@@ -1,5 +1,6 @@
 //! Table rows and their conversions to and from the domain's types.
 
+pub(crate) mod attachment;
 pub(crate) mod comment;
 pub(crate) mod elements;
 pub(crate) mod json;

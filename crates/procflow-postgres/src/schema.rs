@@ -226,6 +226,22 @@ diesel::table! {
 }
 
 diesel::table! {
+    task_attachments (team_id, id) {
+        team_id -> Uuid,
+        id -> Uuid,
+        run_id -> Uuid,
+        task_id -> Uuid,
+        filename -> Text,
+        content_type -> Text,
+        size -> Int8,
+        sha256 -> Text,
+        author -> Text,
+        author_email -> Nullable<Text>,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     task_comments (team_id, id) {
         team_id -> Uuid,
         id -> Uuid,
@@ -238,6 +254,7 @@ diesel::table! {
         deleted -> Bool,
         created_at -> Timestamptz,
         edited_at -> Nullable<Timestamptz>,
+        attachment_ids -> Array<Nullable<Uuid>>,
     }
 }
 
@@ -376,6 +393,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     runs,
     schedule_occurrences,
     schedules,
+    task_attachments,
     task_comments,
     teams,
     template_sections,

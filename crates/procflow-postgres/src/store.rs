@@ -1,5 +1,6 @@
 //! `PgStore`: every store port of the domain on one PostgreSQL connection pool.
 
+mod attachments;
 mod batch;
 mod comments;
 mod deliveries;

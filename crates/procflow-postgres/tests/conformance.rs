@@ -14,6 +14,7 @@
     reason = "test bodies and fixtures fail loudly"
 )]
 mod conformance {
+    pub mod attachments;
     pub mod batch;
     pub mod comments;
     pub mod concurrency;

@@ -9,14 +9,16 @@ use std::task::{Context, Poll};
 
 use actix_web::dev::{Server, ServerHandle};
 use procflow_domain::error::StoreError;
+use procflow_domain::ports::FileStore;
 use procflow_domain::service::{
-    CommentPorts, Comments, MailPorts, Mailer, Ports, Procflow, RunLinks, Schedules, WebhookPorts,
-    Webhooks,
+    AttachmentPorts, Attachments, CommentPorts, Comments, MailPorts, Mailer, Ports, Procflow,
+    RunLinks, Schedules, WebhookPorts, Webhooks,
 };
 use procflow_http::Services;
 use procflow_postgres::{PgStore, PoolConfig};
 
 use crate::config::ServeConfig;
+use crate::file_sweep::RunningSweep;
 use crate::system::{RandomIds, SystemClock};
 use crate::worker::{RunningWorker, spawn_worker};
 
@@ -32,6 +34,9 @@ pub enum StartError {
     /// The delivery worker could not be started.
     #[error(transparent)]
     Worker(#[from] crate::worker::WorkerError),
+    /// The file store (`PROCFLOW_STORAGE_URL`) cannot be used.
+    #[error("{0}")]
+    Storage(String),
 }
 
 /// The running app: the API and, when configured, the delivery worker. Await it to serve until
@@ -46,9 +51,22 @@ impl Running {
     /// Runs `server` and, after it stops, stops `worker`.
     #[must_use]
     pub fn new(server: Server, worker: Option<RunningWorker>) -> Self {
+        Self::with_sweep(server, worker, None)
+    }
+
+    /// Runs `server` and, after it stops, stops `worker` and the attachment sweep.
+    #[must_use]
+    pub fn with_sweep(
+        server: Server,
+        worker: Option<RunningWorker>,
+        sweep: Option<RunningSweep>,
+    ) -> Self {
         let handle = server.handle();
         let serving = Box::pin(async move {
             let served = server.await;
+            if let Some(sweep) = sweep {
+                sweep.stop().await;
+            }
             if let Some(worker) = worker {
                 worker.stop().await;
             }
@@ -108,7 +126,21 @@ pub fn comments_on(store: &PgStore) -> Comments {
     Comments::new(CommentPorts {
         comments: shared.clone(),
         runs: shared.clone(),
+        attachments: shared.clone(),
         teams: shared,
+        clock: Arc::new(SystemClock),
+        ids: Arc::new(RandomIds),
+    })
+}
+
+/// The attachment use cases over `store` and `files`, with the system clock and random ids.
+#[must_use]
+pub fn attachments_on(store: &PgStore, files: Arc<dyn FileStore>) -> Attachments {
+    let shared = Arc::new(store.clone());
+    Attachments::new(AttachmentPorts {
+        attachments: shared.clone(),
+        files,
+        runs: shared,
         clock: Arc::new(SystemClock),
         ids: Arc::new(RandomIds),
     })
@@ -134,16 +166,17 @@ pub fn schedules_on(store: &PgStore) -> Schedules {
     Schedules::new(procflow_on(store), Arc::new(store.clone()))
 }
 
-/// What the API runs on, all over one store: the rate limit is counted in PostgreSQL, so it
-/// holds across instances sharing the database.
+/// What the API runs on, all over one store (and the file store for attachments' bytes): the
+/// rate limit is counted in PostgreSQL, so it holds across instances sharing the database.
 #[must_use]
-pub fn services_on(store: &PgStore) -> Services {
+pub fn services_on(store: &PgStore, files: Arc<dyn FileStore>) -> Services {
     let shared = Arc::new(store.clone());
     Services {
         procflow: procflow_on(store),
         webhooks: webhooks_on(store),
         schedules: schedules_on(store),
         comments: comments_on(store),
+        attachments: attachments_on(store, files),
         run_links: RunLinks::new(procflow_on(store), Arc::new(store.clone())),
         rate_limiter: shared.clone(),
         windows: shared.clone(),
@@ -178,14 +211,22 @@ pub async fn start(config: ServeConfig, listener: TcpListener) -> Result<Running
     if let Err(error) = store.ping().await {
         tracing::warn!(%error, "the database does not answer yet; /readyz answers 503 until it does");
     }
+    let files = crate::storage::open(&config.storage_url).map_err(StartError::Storage)?;
     let address = listener.local_addr()?;
-    let server = procflow_http::serve(listener, services_on(&store), config.http.clone())?;
-    let worker = match &config.worker {
-        Some(settings) => Some(spawn_worker(&store, settings)?),
-        None => None,
+    let services = services_on(&store, files.clone());
+    let server = procflow_http::serve(listener, services, config.http.clone())?;
+    let (worker, sweep) = match &config.worker {
+        Some(settings) => (
+            Some(spawn_worker(&store, settings)?),
+            Some(RunningSweep::spawn(
+                attachments_on(&store, files),
+                crate::file_sweep::INTERVAL,
+            )),
+        ),
+        None => (None, None),
     };
     log_start(&config, address);
-    Ok(Running::new(server, worker))
+    Ok(Running::with_sweep(server, worker, sweep))
 }
 
 fn log_start(config: &ServeConfig, address: std::net::SocketAddr) {
@@ -195,6 +236,8 @@ fn log_start(config: &ServeConfig, address: std::net::SocketAddr) {
         database = %config.database_url.redacted(),
         db.pool_size = config.db_pool_size,
         rate_limit_per_minute = config.http.rate_limit_per_minute,
+        storage = %config.storage_url,
+        upload_max_bytes = config.http.upload_max_bytes,
         "procflow is serving"
     );
     let host = config.public_url.as_str();

@@ -198,6 +198,19 @@ pub struct ServeArgs {
         value_parser = setting::duration(TRANSPORT_TIMEOUT)
     )]
     pub response_write_timeout: Duration,
+    /// Where attachments' bytes are stored: file:///absolute/path (a local directory, created
+    /// when missing) or s3://bucket?endpoint=URL&region=NAME (credentials from the AWS_*
+    /// variables) [default: .data/files under the working directory]
+    #[arg(long, env = "PROCFLOW_STORAGE_URL", value_name = "URL")]
+    pub storage_url: Option<crate::storage::StorageSetting>,
+    /// The largest attachment accepted, in bytes; a larger one is refused with 413
+    #[arg(
+        long,
+        env = "PROCFLOW_UPLOAD_MAX_BYTES",
+        default_value_t = HttpConfig::DEFAULT_UPLOAD_MAX_BYTES,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub upload_max_bytes: u64,
     /// Run the delivery worker in this process (true|false); run `procflow worker` elsewhere
     /// when false
     #[arg(
@@ -231,12 +244,16 @@ impl ServeArgs {
                 head_timeout: self.request_head_timeout,
                 body_timeout: self.request_body_timeout,
                 write_timeout: self.response_write_timeout,
+                upload_max_bytes: self.upload_max_bytes,
                 ..HttpConfig::default()
             },
             smtp_url: self.delivery.smtp_url.clone(),
             smtp_from: self.delivery.smtp_from.to_string(),
             webhook_allow_private: self.delivery.webhook_allow_private,
             worker: self.worker.then(|| self.delivery.settings()),
+            storage_url: self
+                .storage_url
+                .map_or_else(crate::storage::default_local, |setting| *setting.0),
         }
     }
 }

@@ -265,6 +265,8 @@ pub struct ServeConfig {
     pub webhook_allow_private: bool,
     /// The delivery worker of this process; `None`: none runs here (another process's does).
     pub worker: Option<crate::worker::WorkerSettings>,
+    /// Where attachments' bytes are stored (`PROCFLOW_STORAGE_URL`).
+    pub storage_url: crate::storage::StorageUrl,
 }
 
 impl ServeConfig {
@@ -280,6 +282,8 @@ impl ServeConfig {
             smtp_from: DEFAULT_SMTP_FROM.to_owned(),
             webhook_allow_private: false,
             worker: Some(crate::worker::WorkerSettings::default()),
+            // A directory every test app may share: keys are per team and id.
+            storage_url: crate::storage::local(&std::env::temp_dir().join("procflow-files")),
         }
     }
 }

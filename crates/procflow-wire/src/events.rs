@@ -120,7 +120,24 @@ pub struct ScheduleFailedData {
     pub message: String,
 }
 
-/// The data of an event: one of the six shapes, by `event`.
+/// The data of `task.attachment_added`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AttachmentAddedData {
+    #[schema(format = "uuid")]
+    pub attachment_id: String,
+    #[schema(format = "uuid")]
+    pub task_id: String,
+    #[schema(format = "uuid")]
+    pub instance_id: String,
+    /// Its display name (plain text).
+    pub filename: String,
+    /// Its size in bytes.
+    #[schema(minimum = 0)]
+    pub size: u64,
+}
+
+/// The data of an event: one of the seven shapes, by `event`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(untagged)]
 pub enum EventData {
@@ -136,6 +153,8 @@ pub enum EventData {
     CommentCreated(CommentCreatedData),
     /// `schedule.failed`
     ScheduleFailed(ScheduleFailedData),
+    /// `task.attachment_added`
+    AttachmentAdded(AttachmentAddedData),
 }
 
 /// `{id, event, timestamp, test, data}`: what a webhook posts and the feed lists. `id` is the

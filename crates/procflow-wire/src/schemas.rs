@@ -6,7 +6,7 @@ use procflow_domain::limits::{MAX_TITLE_CHARS, MAX_URL_BYTES, TITLE_PATTERN};
 use procflow_domain::schedule::MAX_NAME_CHARS;
 use procflow_domain::webhook::{WebhookEvent, WebhookUrl};
 use utoipa::openapi::schema::{
-    ArrayBuilder, KnownFormat, ObjectBuilder, OneOfBuilder, SchemaFormat, SchemaType, Type,
+    AnyOfBuilder, ArrayBuilder, KnownFormat, ObjectBuilder, SchemaFormat, SchemaType, Type,
 };
 use utoipa::openapi::{Array, Object, RefOr, Schema};
 
@@ -102,8 +102,8 @@ pub fn assignee_filter() -> Schema {
             .format(Some(format))
             .build()
     };
-    Schema::OneOf(
-        OneOfBuilder::new()
+    Schema::AnyOf(
+        AnyOfBuilder::new()
             .item(of_format(SchemaFormat::Custom("uuid".to_owned())))
             .item(of_format(SchemaFormat::KnownFormat(KnownFormat::Email)))
             .description(Some(

@@ -2,6 +2,7 @@
 //! borrowing (`From<&Run>` and so on: the server copies no text to answer) and read by a
 //! client as owned values (`RunView<'static>`).
 
+mod attachment;
 mod comment;
 mod element;
 mod inbox;
@@ -13,6 +14,7 @@ mod task;
 mod template;
 mod webhook;
 
+pub use attachment::{AttachmentView, content_path};
 pub use comment::CommentView;
 pub use element::{ElementView, elements};
 pub use inbox::{InboxRunView, InboxTaskView};

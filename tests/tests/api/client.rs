@@ -194,6 +194,32 @@ async fn the_readme_tour_runs_through_the_client() {
             .contains(&format!("/instance/{run}?token="))
     );
     assert_eq!(shared.invited_email.as_deref(), Some("ada@example.org"));
+
+    // 10. Attach a file to a task, list it, download it back, delete it.
+    let bytes = b"%PDF-1.7 signed \"contract\"\r\n--boundary?".to_vec();
+    let none = WriteOptions::default();
+    let attached = client
+        .upload_task_attachment(
+            &run,
+            &task,
+            "contract.pdf",
+            "application/pdf",
+            &bytes,
+            &none,
+        )
+        .await
+        .unwrap();
+    assert_eq!(attached.filename, "contract.pdf");
+    assert_eq!(attached.size, bytes.len() as u64);
+    let listed = client
+        .list_task_attachments(&run, &task, PageRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(listed.data, std::slice::from_ref(&attached));
+    let id = attached.id.to_string();
+    assert_eq!(client.download_attachment(&id).await.unwrap(), bytes);
+    client.delete_attachment(&id, &none).await.unwrap();
+    assert!(client.download_attachment(&id).await.is_err());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

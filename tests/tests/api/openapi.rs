@@ -93,7 +93,7 @@ async fn every_documented_operation_is_routed_and_other_methods_are_405() {
     let app = TestApp::spawn().await;
     let description = served(&app).await;
     let operations = description.operations();
-    assert_eq!(operations.len(), 47, "{operations:?}");
+    assert_eq!(operations.len(), 51, "{operations:?}");
     for (name, path) in &operations {
         let url = concrete_path(path);
         let mut call = app.call(operation_method(name), &url);
@@ -458,6 +458,30 @@ async fn every_operation_answers_as_documented() {
     reply.data(200);
     let reply = app.delete(&format!("/api/v1/comments/{comment_id}")).await;
     api.check("delete", comment, &reply);
+    reply.assert_status(204);
+
+    // Attachments: upload, list, download, delete.
+    let attachments = "/api/v1/process-runs/{id}/tasks/{task_id}/attachments";
+    let files = format!("{runs}/{demo}/tasks/{first_task}/attachments");
+    let body = b"--b0\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.pdf\"\r\nContent-Type: application/pdf\r\n\r\n%PDF\r\n--b0--\r\n";
+    let reply = app
+        .call(Method::POST, &files)
+        .raw(body.to_vec(), Some("multipart/form-data; boundary=b0"))
+        .send()
+        .await;
+    api.check("post", attachments, &reply);
+    let attachment_id = reply.data(201)["id"].as_str().unwrap().to_owned();
+    let reply = app.get(&files).await;
+    api.check("get", attachments, &reply);
+    let reply = app
+        .get(&format!("/api/v1/attachments/{attachment_id}/content"))
+        .await;
+    api.check("get", "/api/v1/attachments/{id}/content", &reply);
+    reply.assert_status(200);
+    let reply = app
+        .delete(&format!("/api/v1/attachments/{attachment_id}"))
+        .await;
+    api.check("delete", "/api/v1/attachments/{id}", &reply);
     reply.assert_status(204);
 
     // Webhooks: register, list, read, change, sample, log, redeliver, rotate, the feed, delete.

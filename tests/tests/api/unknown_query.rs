@@ -26,7 +26,7 @@ async fn every_operation_but_the_guest_pages_refuses_an_unknown_query_parameter(
         description.check(&name, &path, &reply);
         refused += 1;
     }
-    assert_eq!(refused, 42, "the JSON operations of the document");
+    assert_eq!(refused, 46, "the JSON operations of the document");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -25,7 +25,8 @@ async fn an_endpoint_is_registered_read_changed_and_deleted_its_secret_shown_onc
             "process_step.completed",
             "process_step.unblocked",
             "task.comment_created",
-            "schedule.failed"
+            "schedule.failed",
+            "task.attachment_added"
         ])
     );
     assert_eq!(

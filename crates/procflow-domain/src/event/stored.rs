@@ -18,8 +18,10 @@
 //!    tasks) and `schedule_failed` (a schedule's occurrence that started no run, so an event
 //!    about no run), which an instance that reads only up to 5 must set aside rather than
 //!    misread.
+//! 7. 2026-11-29: as 6, and the kind `attachment_added` (files attached to tasks), which an
+//!    instance that reads only up to 6 must set aside rather than misread.
 //!
-//! Versions 1 to 3 carry no version field; 2 to 5 read as 6 does. A change of shape bumps
+//! Versions 1 to 3 carry no version field; 2 to 6 read as 7 does. A change of shape bumps
 //! [`EVENT_VERSION`] and teaches [`from_stored`] the older one, so that events queued before an
 //! upgrade are still delivered after it.
 
@@ -29,7 +31,7 @@ use serde_json::Value;
 use super::Event;
 
 /// The version of the shape [`to_stored`] writes.
-pub const EVENT_VERSION: u32 = 6;
+pub const EVENT_VERSION: u32 = 7;
 
 /// The first version written with a version field.
 const FIRST_VERSIONED: u32 = 4;

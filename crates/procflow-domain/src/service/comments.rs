@@ -6,12 +6,13 @@ mod guest;
 use std::sync::Arc;
 
 use crate::actor::{Actor, Assignee};
+use crate::attachment::Attachment;
 use crate::comment::{Comment, NewComment, comment_text, mentioned_emails};
 use crate::error::{DomainError, DomainResult, ValidationError};
 use crate::etag::IfMatch;
 use crate::event::{Event, EventPayload};
-use crate::ids::{CommentId, EventId, RunId, TaskId, TeamId, UserId};
-use crate::ports::{Clock, CommentStore, IdGenerator, RunStore, TeamStore};
+use crate::ids::{AttachmentId, CommentId, EventId, RunId, TaskId, TeamId, UserId};
+use crate::ports::{AttachmentStore, Clock, CommentStore, IdGenerator, RunStore, TeamStore};
 use crate::team::Team;
 use crate::values::{Email, Page, PageRequest};
 
@@ -26,6 +27,8 @@ pub struct CommentPorts {
     pub runs: Arc<dyn RunStore>,
     /// Members: authors and mentions.
     pub teams: Arc<dyn TeamStore>,
+    /// The attachments a comment may show.
+    pub attachments: Arc<dyn AttachmentStore>,
     /// The time.
     pub clock: Arc<dyn Clock>,
     /// Ids.
@@ -39,8 +42,8 @@ pub struct AddComment {
     pub text: String,
     /// The member who writes it; the API when it names no active member.
     pub actor_email: Option<Email>,
-    /// Attachments to show with it (API contract 14.2); none can be named yet.
-    pub attachment_ids: Vec<uuid::Uuid>,
+    /// Attachments of the task to show with it (API contract 14.2).
+    pub attachment_ids: Vec<AttachmentId>,
 }
 
 /// The comment use cases. Cheap to clone.
@@ -78,13 +81,9 @@ impl Comments {
         request: AddComment,
     ) -> DomainResult<Comment> {
         let text = comment_text(&request.text)?;
-        if let Some(id) = request.attachment_ids.first() {
-            return Err(ValidationError::field(
-                "attachment_ids[0]",
-                format!("no attachment of this task has id {id}"),
-            )
-            .into());
-        }
+        let attachments = self
+            .attachments_of_task(team.id, run, task, &request.attachment_ids)
+            .await?;
         let author = match self
             .active_member(team.id, request.actor_email.as_ref())
             .await?
@@ -98,7 +97,8 @@ impl Comments {
                 email: None,
             },
         };
-        self.write(team.id, run, task, author, text).await
+        self.write(team.id, run, task, author, text, attachments)
+            .await
     }
 
     async fn write(
@@ -108,6 +108,7 @@ impl Comments {
         task: TaskId,
         author: Author,
         text: String,
+        attachments: Vec<Attachment>,
     ) -> DomainResult<Comment> {
         let mut mentions: Vec<(UserId, Email)> = Vec::new();
         for email in mentioned_emails(&text) {
@@ -149,6 +150,7 @@ impl Comments {
                     author_email: author.email.clone(),
                     text: text.clone(),
                     mentions: mentions.iter().map(|(user, _)| *user).collect(),
+                    attachments: attachments.clone(),
                     deleted: false,
                     created_at: now,
                     edited_at: None,
@@ -241,6 +243,37 @@ impl Comments {
             .comments
             .update_comment(team.id, id, &|comment| Ok(comment.deleted_at(clock.now())))
             .await
+    }
+
+    /// The attachments of the task that `ids` name, each once, in the order named.
+    async fn attachments_of_task(
+        &self,
+        team: TeamId,
+        run: RunId,
+        task: TaskId,
+        ids: &[AttachmentId],
+    ) -> DomainResult<Vec<Attachment>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let found = self.ports.attachments.find_attachments(team, ids).await?;
+        let mut kept: Vec<Attachment> = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            let Some(attachment) = found
+                .iter()
+                .find(|a| a.id == *id && a.run_id == run && a.task_id == task)
+            else {
+                return Err(ValidationError::field(
+                    format!("attachment_ids[{i}]"),
+                    format!("no attachment of this task has id {id}"),
+                )
+                .into());
+            };
+            if !kept.iter().any(|a| a.id == *id) {
+                kept.push(attachment.clone());
+            }
+        }
+        Ok(kept)
     }
 
     async fn active_member(

@@ -10,7 +10,8 @@ use super::WebhookEvent;
 use crate::actor::{Actor, Assignee};
 use crate::event::{Event, EventPayload};
 use crate::ids::{
-    CommentId, EventId, RunId, ScheduleId, SectionId, TaskId, TemplateId, TemplateTaskId, UserId,
+    AttachmentId, CommentId, EventId, RunId, ScheduleId, SectionId, TaskId, TemplateId,
+    TemplateTaskId, UserId,
 };
 use crate::values::Email;
 
@@ -129,6 +130,19 @@ pub enum EnvelopeData {
         /// At most 200 characters of its text.
         text_excerpt: String,
     },
+    /// `task.attachment_added` (API contract 14.2).
+    AttachmentAdded {
+        /// The attachment.
+        attachment_id: AttachmentId,
+        /// Its task.
+        task_id: TaskId,
+        /// The task's run.
+        instance_id: RunId,
+        /// Its display name.
+        filename: String,
+        /// Its size in bytes.
+        size: u64,
+    },
     /// `schedule.failed` (API contract 13.1).
     ScheduleFailed {
         /// The schedule.
@@ -159,6 +173,7 @@ pub fn webhook_event(payload: &EventPayload) -> Option<WebhookEvent> {
         EventPayload::TaskUnblocked { .. } => Some(WebhookEvent::StepUnblocked),
         EventPayload::CommentCreated { .. } => Some(WebhookEvent::CommentCreated),
         EventPayload::ScheduleFailed { .. } => Some(WebhookEvent::ScheduleFailed),
+        EventPayload::AttachmentAdded { .. } => Some(WebhookEvent::AttachmentAdded),
         _ => None,
     }
 }
@@ -265,6 +280,13 @@ impl Envelope {
                 },
                 text_excerpt: comment.text_excerpt.clone(),
             },
+            EventPayload::AttachmentAdded { attachment } => EnvelopeData::AttachmentAdded {
+                attachment_id: attachment.id,
+                task_id: attachment.task_id,
+                instance_id: attachment.run_id,
+                filename: attachment.filename.clone(),
+                size: attachment.size,
+            },
             EventPayload::ScheduleFailed {
                 schedule_id,
                 template_id,
@@ -342,6 +364,13 @@ impl Envelope {
                 instance_id: RunId::from_uuid(nil),
                 author: api,
                 text_excerpt: "A sample comment".to_owned(),
+            },
+            WebhookEvent::AttachmentAdded => EnvelopeData::AttachmentAdded {
+                attachment_id: AttachmentId::from_uuid(nil),
+                task_id: TaskId::from_uuid(nil),
+                instance_id: RunId::from_uuid(nil),
+                filename: "sample.pdf".to_owned(),
+                size: 1024,
             },
             WebhookEvent::ScheduleFailed => EnvelopeData::ScheduleFailed {
                 schedule_id: ScheduleId::from_uuid(nil),

@@ -1,5 +1,6 @@
 //! The bodies of the comment operations (API contract 14.1) read into the domain's requests.
 
+use procflow_domain::ids::AttachmentId;
 use procflow_domain::service::AddComment;
 
 use super::{CreateCommentBody, IntoRequest, UpdateCommentBody, actor_email};
@@ -18,12 +19,14 @@ impl IntoRequest for CreateCommentBody {
             .iter()
             .enumerate()
             .map(|(i, text)| {
-                text.parse::<uuid::Uuid>().map_err(|_| {
-                    ApiError::invalid_field(
-                        &format!("attachment_ids[{i}]"),
-                        "is not an attachment id (a UUID)",
-                    )
-                })
+                text.parse::<uuid::Uuid>()
+                    .map(AttachmentId::from_uuid)
+                    .map_err(|_| {
+                        ApiError::invalid_field(
+                            &format!("attachment_ids[{i}]"),
+                            "is not an attachment id (a UUID)",
+                        )
+                    })
             })
             .collect::<Result<_, _>>()?;
         Ok(AddComment {

@@ -4,7 +4,7 @@
 
 use utoipa::ToSchema;
 
-use crate::views::CommentView;
+use crate::views::{AttachmentView, CommentView};
 use crate::views::{
     CreatedRunView, DeliveryView, InboxTaskView, Pagination, RunLinkView, RunTaskListView,
     RunTaskView, RunView, ScheduleView, ShareResultView, TemplateListView, TemplateTaskView,
@@ -140,6 +140,18 @@ list!(
     /// `{"data": [Comment], "pagination": {...}}`
     CommentList,
     CommentView<'static>
+);
+
+single!(
+    /// `{"data": Attachment}`
+    AttachmentData,
+    AttachmentView
+);
+
+list!(
+    /// `{"data": [Attachment], "pagination": {...}}`
+    AttachmentList,
+    AttachmentView
 );
 
 single!(

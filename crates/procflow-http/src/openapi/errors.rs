@@ -73,6 +73,18 @@ const NOT_JSON: Case = (
     ErrorCode::UnsupportedMediaType,
     "The body is not sent as `Content-Type: application/json`.",
 );
+const UPLOAD_BAD: Case = (
+    ErrorCode::ValidationError,
+    "The multipart body is malformed, or has no part named `file`.",
+);
+const UPLOAD_TOO_LARGE: Case = (
+    ErrorCode::PayloadTooLarge,
+    "The file is over `PROCFLOW_UPLOAD_MAX_BYTES` (25 MiB by default): refused on a `Content-Length` over it (plus 64 KiB for the multipart envelope) before the body is read, else as soon as the file's bytes pass it. Nothing is stored.",
+);
+const NOT_MULTIPART: Case = (
+    ErrorCode::UnsupportedMediaType,
+    "The body is not sent as `Content-Type: multipart/form-data`.",
+);
 const IN_FLIGHT: Case = (
     ErrorCode::IdempotencyInFlight,
     "A request with the same `Idempotency-Key` is still running.",
@@ -256,6 +268,18 @@ fn particular(operation_id: &str) -> &'static [Case] {
             ),
         ],
         "deleteComment" => &[COMMENT],
+        "listTaskAttachments" => &[TASK],
+        "uploadTaskAttachment" => &[
+            TASK,
+            (
+                ErrorCode::TaskHidden,
+                "The task is hidden by a rule of its run (API contract 12.2): it takes no attachment while hidden.",
+            ),
+        ],
+        "downloadAttachment" | "deleteAttachment" => &[(
+            ErrorCode::NotFound,
+            "No such attachment (or it is another team's, or the id is no id).",
+        )],
         "readiness" => &[UNAVAILABLE],
         _ => &[],
     }
@@ -275,7 +299,9 @@ fn cases(method: &str, path: &str, operation: &Value) -> Vec<Case> {
     } else if path.starts_with("/api/") {
         cases.push(BAD_QUERY);
     }
-    if operation["requestBody"].is_object() {
+    if operation["requestBody"]["content"]["multipart/form-data"].is_object() {
+        cases.extend([UPLOAD_BAD, UPLOAD_TOO_LARGE, NOT_MULTIPART]);
+    } else if operation["requestBody"].is_object() {
         cases.extend([BAD_BODY, TOO_LARGE, NOT_JSON]);
     }
     if authenticated(path) {

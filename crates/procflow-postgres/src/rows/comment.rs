@@ -1,6 +1,7 @@
 //! Rows of `task_comments`.
 
 use diesel::prelude::*;
+use procflow_domain::attachment::Attachment;
 use procflow_domain::comment::Comment;
 use procflow_domain::error::DomainError;
 use procflow_domain::ids::{CommentId, RunId, TaskId, TeamId, UserId};
@@ -28,6 +29,7 @@ pub(crate) struct CommentRow {
     pub deleted: bool,
     pub created_at: OffsetDateTime,
     pub edited_at: Option<OffsetDateTime>,
+    pub attachment_ids: Vec<Option<Uuid>>,
 }
 
 impl CommentRow {
@@ -48,11 +50,27 @@ impl CommentRow {
             deleted: comment.deleted,
             created_at: comment.created_at,
             edited_at: comment.edited_at,
+            attachment_ids: comment
+                .attachments
+                .iter()
+                .map(|a| Some(a.id.as_uuid()))
+                .collect(),
         }
     }
 
-    pub(crate) fn into_domain(self) -> Result<Comment, DomainError> {
+    /// The attachment ids the row names.
+    pub(crate) fn attachment_ids(&self) -> impl Iterator<Item = Uuid> + '_ {
+        self.attachment_ids.iter().flatten().copied()
+    }
+
+    /// The comment, showing those of `existing` it names, in the order it names them.
+    pub(crate) fn into_domain(self, existing: &[Attachment]) -> Result<Comment, DomainError> {
+        let attachments = self
+            .attachment_ids()
+            .filter_map(|id| existing.iter().find(|a| a.id.as_uuid() == id).cloned())
+            .collect();
         Ok(Comment {
+            attachments,
             id: CommentId::from_uuid(self.id),
             team_id: TeamId::from_uuid(self.team_id),
             run_id: RunId::from_uuid(self.run_id),
@@ -99,6 +117,7 @@ mod tests {
             deleted: false,
             created_at: OffsetDateTime::UNIX_EPOCH,
             edited_at: None,
+            attachment_ids: Vec::new(),
         };
         let sql = diesel::debug_query::<Pg, _>(&diesel::update(task_comments::table).set(&row))
             .to_string();

@@ -17,7 +17,11 @@ use crate::rows::run::RunTaskRow;
 use crate::schema::{run_tasks, runs, task_comments};
 
 /// The run's title, or `NotFound(Run)`.
-async fn run_title(mut conn: &AsyncPgConnection, team: TeamId, run: RunId) -> DomainResult<String> {
+pub(crate) async fn run_title(
+    mut conn: &AsyncPgConnection,
+    team: TeamId,
+    run: RunId,
+) -> DomainResult<String> {
     runs::table
         .filter(runs::team_id.eq(team.as_uuid()))
         .filter(runs::id.eq(run.as_uuid()))
@@ -31,7 +35,7 @@ async fn run_title(mut conn: &AsyncPgConnection, team: TeamId, run: RunId) -> Do
 
 /// The task, share-locked when `lock`: a change of it (hiding it) waits for the comment's
 /// transaction, and the comment for the change's.
-async fn task(
+pub(crate) async fn task(
     mut conn: &AsyncPgConnection,
     team: TeamId,
     run: RunId,
@@ -52,6 +56,21 @@ async fn task(
         .optional()
         .map_err(db_error)?
         .ok_or(not_found(Resource::Task))
+}
+
+/// The comments of `rows`, with the attachments they name that still exist (one query).
+async fn with_attachments(
+    conn: &AsyncPgConnection,
+    team: TeamId,
+    rows: Vec<CommentRow>,
+) -> DomainResult<Vec<Comment>> {
+    let mut ids: Vec<Uuid> = rows.iter().flat_map(CommentRow::attachment_ids).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let existing = super::attachments::find(conn, team, &ids).await?;
+    rows.into_iter()
+        .map(|row| row.into_domain(&existing))
+        .collect()
 }
 
 #[async_trait]
@@ -119,10 +138,7 @@ impl CommentStore for PgStore {
             .load(&mut conn)
             .await
             .map_err(db_error)?;
-        let comments = rows
-            .into_iter()
-            .map(CommentRow::into_domain)
-            .collect::<DomainResult<Vec<_>>>()?;
+        let comments = with_attachments(&conn, team, rows).await?;
         Ok(Page::from_fetched(comments, page.limit, |c| c.id.as_uuid()))
     }
 
@@ -143,15 +159,12 @@ impl CommentStore for PgStore {
             .load(&mut conn)
             .await
             .map_err(db_error)?;
-        rows.into_iter()
-            .rev()
-            .map(CommentRow::into_domain)
-            .collect()
+        with_attachments(&conn, team, rows.into_iter().rev().collect()).await
     }
 
     async fn get_comment(&self, team: TeamId, id: CommentId) -> DomainResult<Comment> {
         let mut conn = self.conn().await?;
-        task_comments::table
+        let row = task_comments::table
             .filter(task_comments::team_id.eq(team.as_uuid()))
             .filter(task_comments::id.eq(id.as_uuid()))
             .select(CommentRow::as_select())
@@ -159,8 +172,11 @@ impl CommentStore for PgStore {
             .await
             .optional()
             .map_err(db_error)?
-            .ok_or(not_found(Resource::Comment))?
-            .into_domain()
+            .ok_or(not_found(Resource::Comment))?;
+        with_attachments(&conn, team, vec![row])
+            .await?
+            .pop()
+            .ok_or(not_found(Resource::Comment))
     }
 
     async fn update_comment(
@@ -174,14 +190,17 @@ impl CommentStore for PgStore {
             let key = task_comments::table
                 .filter(task_comments::team_id.eq(team.as_uuid()))
                 .filter(task_comments::id.eq(id.as_uuid()));
-            let current = key
+            let row = key
                 .select(CommentRow::as_select())
                 .for_update()
                 .first(conn)
                 .await
                 .optional()?
-                .ok_or(not_found(Resource::Comment))?
-                .into_domain()?;
+                .ok_or(not_found(Resource::Comment))?;
+            let current = with_attachments(conn, team, vec![row])
+                .await?
+                .pop()
+                .ok_or(not_found(Resource::Comment))?;
             let next = decide(&current)?;
             if next != current {
                 diesel::update(key)

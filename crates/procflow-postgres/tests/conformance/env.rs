@@ -8,15 +8,17 @@ use procflow_domain::event::Event;
 use procflow_domain::ids::{EventId, HolderId, TeamId};
 use procflow_domain::mail::Mails;
 use procflow_domain::ports::{
-    Clock, CommentStore, DeliveryQueue, EventFeed, IdempotencyStore, LeasedQueue, MailQueue,
-    NoticeStore, Outbox, RateLimiter, RunLinkStore, RunStore, ScheduleStore, TeamStore,
+    AttachmentStore, Clock, CommentStore, DeliveryQueue, EventFeed, IdempotencyStore, LeasedQueue,
+    MailQueue, NoticeStore, Outbox, RateLimiter, RunLinkStore, RunStore, ScheduleStore, TeamStore,
     TemplateStore, WebhookStore, WindowLimiter,
 };
 use procflow_domain::queue::{Job, Lease};
-use procflow_domain::service::{CommentPorts, Comments, Ports, Procflow, WebhookPorts, Webhooks};
+use procflow_domain::service::{
+    AttachmentPorts, Attachments, CommentPorts, Comments, Ports, Procflow, WebhookPorts, Webhooks,
+};
 use procflow_domain::team::{Role, Subscription, Team};
 use procflow_domain::webhook::Deliveries;
-use procflow_memory::{FixedClock, InMemoryStore, SequentialIds};
+use procflow_memory::{FixedClock, InMemoryFiles, InMemoryStore, SequentialIds};
 use procflow_postgres::testing::{TestDatabase, migrated_database};
 use procflow_postgres::{PgStore, PoolConfig, StatementCounter};
 use serde_json::Value;
@@ -71,6 +73,7 @@ pub trait Store:
     + NoticeStore
     + ScheduleStore
     + CommentStore
+    + AttachmentStore
     + RunLinkStore
 {
 }
@@ -90,6 +93,7 @@ impl<S> Store for S where
         + NoticeStore
         + ScheduleStore
         + CommentStore
+        + AttachmentStore
         + RunLinkStore
 {
 }
@@ -165,6 +169,11 @@ pub struct Env {
     pub webhooks: Webhooks,
     /// The comment use cases over `store`, with the same clock and ids.
     pub comments: Comments,
+    /// The attachment use cases over `store` and `files`, with the same clock and ids.
+    pub attachments: Attachments,
+    /// The bytes of attachments (in memory on both backends: the file store's own contract
+    /// is procflow-files' conformance test).
+    pub files: Arc<InMemoryFiles>,
     pub clock: Arc<FixedClock>,
     /// The team the tests act for; its admin is `admin@a.example`, member `member@a.example`.
     pub team: Team,
@@ -213,6 +222,15 @@ impl Env {
             comments: store.clone(),
             runs: store.clone(),
             teams: store.clone(),
+            attachments: store.clone(),
+            clock: clock.clone(),
+            ids: ids.clone(),
+        });
+        let files = Arc::new(InMemoryFiles::default());
+        let attachments = Attachments::new(AttachmentPorts {
+            attachments: store.clone(),
+            files: files.clone(),
+            runs: store.clone(),
             clock: clock.clone(),
             ids: ids.clone(),
         });
@@ -233,6 +251,8 @@ impl Env {
             procflow,
             webhooks,
             comments,
+            attachments,
+            files,
             clock,
             team,
             other,

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::events::Person;
+use crate::views::AttachmentView;
 
 /// A comment on a task; a deleted one stays in its thread with `deleted: true` and no text.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -27,9 +28,8 @@ pub struct CommentView<'a> {
     /// The user ids of the active members it mentions.
     #[schema(value_type = Vec<String>)]
     pub mentions: Vec<UserId>,
-    /// Attachments shown with it.
-    #[schema(value_type = Vec<Object>)]
-    pub attachments: Vec<serde_json::Value>,
+    /// The attachments of its task it shows; one deleted since is no longer among them.
+    pub attachments: Vec<AttachmentView>,
     pub deleted: bool,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
@@ -52,7 +52,11 @@ impl<'a> From<&'a Comment> for CommentView<'a> {
             },
             text: Cow::Borrowed(&comment.text),
             mentions: comment.mentions.clone(),
-            attachments: Vec::new(),
+            attachments: comment
+                .attachments
+                .iter()
+                .map(AttachmentView::from)
+                .collect(),
             deleted: comment.deleted,
             created_at: comment.created_at,
             edited_at: comment.edited_at,

@@ -133,7 +133,7 @@ fn version_four_is_version_three_with_its_number() {
 }
 
 #[test]
-fn versions_five_and_six_are_version_four_with_their_number_and_six_round_trips() {
+fn versions_five_to_seven_are_version_four_with_their_number_and_seven_round_trips() {
     let mut stored = event(json!({"kind": "task_completed", "task": task_v3()}));
     stored["version"] = json!(4);
     let four = from_stored(stored.clone()).unwrap();
@@ -143,7 +143,10 @@ fn versions_five_and_six_are_version_four_with_their_number_and_six_round_trips(
     stored["version"] = json!(6);
     let six = from_stored(stored.clone()).unwrap();
     assert_eq!(six, four);
-    assert_eq!(to_stored(&six).unwrap(), stored);
+    stored["version"] = json!(7);
+    let seven = from_stored(stored.clone()).unwrap();
+    assert_eq!(seven, four);
+    assert_eq!(to_stored(&seven).unwrap(), stored);
 }
 
 #[test]
@@ -173,6 +176,7 @@ fn a_schedules_failure_is_a_kind_of_version_six_about_no_run() {
     let read = from_stored(stored.clone()).unwrap();
     assert_eq!(read.payload.name(), "schedule.failed");
     assert_eq!(read.payload.run_id(), None);
+    stored["version"] = json!(EVENT_VERSION);
     assert_eq!(to_stored(&read).unwrap(), stored);
 }
 
@@ -201,6 +205,7 @@ fn comments_are_kinds_of_version_six_and_round_trip() {
         stored["version"] = json!(6);
         let read = from_stored(stored.clone()).unwrap();
         assert_eq!(read.payload.name(), name);
+        stored["version"] = json!(EVENT_VERSION);
         assert_eq!(to_stored(&read).unwrap(), stored);
     }
 }
@@ -235,10 +240,10 @@ fn what_cannot_be_read_says_where_and_why() {
         (
             {
                 let mut e = event(json!({"kind": "run_completed", "run": run_v2()}));
-                e["version"] = json!(7);
+                e["version"] = json!(8);
                 e
             },
-            "version 7, written by a newer procflow",
+            "version 8, written by a newer procflow",
         ),
         (
             {
@@ -261,4 +266,20 @@ fn what_cannot_be_read_says_where_and_why() {
         let error = from_stored(stored.clone()).unwrap_err();
         assert!(error.reason().contains(expected), "{stored}: {error}");
     }
+}
+
+#[test]
+fn an_attachment_is_a_kind_of_version_seven_and_round_trips() {
+    let attachment = json!({
+        "id": "00000000-0000-7000-8000-0000000000a1",
+        "run_id": "00000000-0000-7000-8000-000000000002",
+        "task_id": "00000000-0000-7000-8000-000000000003",
+        "filename": "contract.pdf",
+        "size": 1234,
+    });
+    let mut stored = event(json!({"kind": "attachment_added", "attachment": attachment}));
+    stored["version"] = json!(7);
+    let read = from_stored(stored.clone()).unwrap();
+    assert_eq!(read.payload.name(), "task.attachment_added");
+    assert_eq!(to_stored(&read).unwrap(), stored);
 }

@@ -86,7 +86,8 @@ impl Comments {
             actor: Actor::Guest,
             email: share.guest.map(|guest| guest.email),
         };
-        self.write(run.team_id, run.id, task, author, text).await
+        self.write(run.team_id, run.id, task, author, text, Vec::new())
+            .await
     }
 
     /// The threads of the shared run's visible tasks (the newest [`GUEST_PAGE_COMMENTS`]

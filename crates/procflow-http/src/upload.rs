@@ -1,0 +1,197 @@
+//! A `multipart/form-data` upload read as a stream (API contract 14.2): the part named `file`
+//! handed to the file store chunk by chunk through a channel of one chunk, so that memory stays
+//! flat whatever the file's size, and cut as soon as its bytes pass the limit.
+//!
+//! actix-multipart's parts are not `Send` (they share the request's payload), while the file
+//! store's source is: the part is read on the request's own task, beside the store's writing,
+//! and its chunks cross a bounded channel.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use actix_multipart::{Field, Multipart};
+use actix_web::HttpRequest;
+use actix_web::http::header;
+use actix_web::web::Payload;
+use async_trait::async_trait;
+use futures_util::StreamExt;
+use procflow_domain::ports::files::{ByteSource, SourceError};
+use tokio::sync::mpsc;
+
+use crate::error::ApiError;
+
+/// What a multipart body may hold beyond the file's bytes (part headers, boundaries, small
+/// other parts) before its `Content-Length` alone refuses it.
+pub const ENVELOPE_ALLOWANCE: u64 = 64 * 1024;
+
+/// The bytes of parts other than `file` read (and dropped) at most.
+pub const OTHER_PARTS_MAX: usize = 64 * 1024;
+
+/// The upload's file part, found, with what its headers say.
+pub struct FilePart {
+    /// The parser the part reads through: kept while the part is read.
+    pub parts: Multipart,
+    /// The part itself, its bytes not read yet.
+    pub field: Field,
+    /// The filename it carries, if any.
+    pub filename: Option<String>,
+    /// The content type it declares, if any.
+    pub content_type: Option<String>,
+}
+
+/// 413 when the declared length is over the limit; 415 for a body that is not
+/// `multipart/form-data`. Nothing of the body is read.
+///
+/// # Errors
+/// As said.
+pub fn check_head(request: &HttpRequest, max_bytes: u64) -> Result<(), ApiError> {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > max_bytes.saturating_add(ENVELOPE_ALLOWANCE)) {
+        return Err(too_large(max_bytes));
+    }
+    if !is_multipart(request.headers().get(header::CONTENT_TYPE)) {
+        return Err(ApiError::new(
+            procflow_domain::ErrorCode::UnsupportedMediaType,
+            "the request body must be sent as Content-Type: multipart/form-data, with the file in a part named `file`",
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a `Content-Type` is `multipart/form-data` (with its boundary).
+#[must_use]
+pub fn is_multipart(value: Option<&header::HeaderValue>) -> bool {
+    value
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("multipart/form-data"))
+}
+
+/// 413 `payload_too_large` for a file over `max_bytes`.
+#[must_use]
+pub fn too_large(max_bytes: u64) -> ApiError {
+    ApiError::new(
+        procflow_domain::ErrorCode::PayloadTooLarge,
+        format!("the file is larger than {max_bytes} bytes"),
+    )
+}
+
+fn malformed(error: &actix_multipart::MultipartError) -> ApiError {
+    ApiError::invalid_field(
+        "file",
+        format!("the multipart body cannot be read: {error}"),
+    )
+}
+
+/// Reads parts until the one named `file`; others are dropped (at most
+/// [`OTHER_PARTS_MAX`] bytes of them).
+///
+/// # Errors
+/// 400 for a malformed body or one without a `file` part.
+pub async fn file_part(request: &HttpRequest, payload: Payload) -> Result<FilePart, ApiError> {
+    let mut parts = Multipart::new(request.headers(), payload);
+    let mut other_bytes = 0usize;
+    while let Some(part) = parts.next().await {
+        let mut field = part.map_err(|e| malformed(&e))?;
+        if field.name() == Some("file") {
+            let filename = field
+                .content_disposition()
+                .and_then(|d| d.get_filename())
+                .map(ToOwned::to_owned);
+            let content_type = field.content_type().map(ToString::to_string);
+            return Ok(FilePart {
+                parts,
+                field,
+                filename,
+                content_type,
+            });
+        }
+        while let Some(chunk) = field.next().await {
+            other_bytes += chunk.map_err(|e| malformed(&e))?.len();
+            if other_bytes > OTHER_PARTS_MAX {
+                return Err(ApiError::invalid_field(
+                    "file",
+                    "the parts before `file` are too large",
+                ));
+            }
+        }
+    }
+    Err(ApiError::invalid_field(
+        "file",
+        "the body has no part named `file`",
+    ))
+}
+
+/// The receiving end of the channel: what the file store reads.
+pub struct Received(mpsc::Receiver<Result<Vec<u8>, SourceError>>);
+
+#[async_trait]
+impl ByteSource for Received {
+    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, SourceError> {
+        match self.0.recv().await {
+            Some(Ok(chunk)) => Ok(Some(chunk)),
+            Some(Err(error)) => Err(error),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The sending end: reads the part and forwards its chunks, cutting it past the limit.
+pub struct Pump {
+    field: Field,
+    max_bytes: u64,
+    sender: mpsc::Sender<Result<Vec<u8>, SourceError>>,
+    over: Arc<AtomicBool>,
+}
+
+/// A pump for `part` and the source it feeds; the flag says, afterwards, whether the part
+/// passed `max_bytes`.
+#[must_use]
+pub fn channel(part: Field, max_bytes: u64) -> (Pump, Received, Arc<AtomicBool>) {
+    // One chunk in the channel, one in the store's hands: memory stays flat.
+    let (sender, receiver) = mpsc::channel(1);
+    let over = Arc::new(AtomicBool::new(false));
+    (
+        Pump {
+            field: part,
+            max_bytes,
+            sender,
+            over: over.clone(),
+        },
+        Received(receiver),
+        over,
+    )
+}
+
+impl Pump {
+    /// Forwards the part's chunks until its end, an error, the limit, or the store's going
+    /// away (it refused before reading everything).
+    pub async fn run(mut self) {
+        let mut read: u64 = 0;
+        while let Some(chunk) = self.field.next().await {
+            let message = match chunk {
+                Ok(bytes) => {
+                    read += bytes.len() as u64;
+                    if read > self.max_bytes {
+                        self.over.store(true, Ordering::SeqCst);
+                        Err(SourceError(format!(
+                            "the file is larger than {} bytes",
+                            self.max_bytes
+                        )))
+                    } else {
+                        Ok(bytes.to_vec())
+                    }
+                }
+                Err(error) => Err(SourceError(format!("the upload was cut: {error}"))),
+            };
+            let stop = message.is_err();
+            if self.sender.send(message).await.is_err() || stop {
+                return;
+            }
+        }
+    }
+}

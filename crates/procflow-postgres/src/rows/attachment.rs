@@ -1,0 +1,90 @@
+//! Rows of `task_attachments`.
+
+use diesel::prelude::*;
+use procflow_domain::attachment::{Attachment, hex};
+use procflow_domain::error::DomainError;
+use procflow_domain::ids::{AttachmentId, RunId, TaskId, TeamId};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::parse;
+use crate::error::corrupt;
+use crate::schema::task_attachments;
+
+#[derive(Queryable, Selectable, Insertable, Debug)]
+#[diesel(table_name = task_attachments, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct AttachmentRow {
+    pub team_id: Uuid,
+    pub id: Uuid,
+    pub run_id: Uuid,
+    pub task_id: Uuid,
+    pub filename: String,
+    pub content_type: String,
+    pub size: i64,
+    pub sha256: String,
+    pub author: String,
+    pub author_email: Option<String>,
+    pub created_at: OffsetDateTime,
+}
+
+fn unhex(text: &str) -> Option<[u8; 32]> {
+    let mut out = [0u8; 32];
+    if text.len() != 64 {
+        return None;
+    }
+    for (i, slot) in out.iter_mut().enumerate() {
+        *slot = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
+impl AttachmentRow {
+    pub(crate) fn from_domain(attachment: &Attachment) -> Self {
+        Self {
+            team_id: attachment.team_id.as_uuid(),
+            id: attachment.id.as_uuid(),
+            run_id: attachment.run_id.as_uuid(),
+            task_id: attachment.task_id.as_uuid(),
+            filename: attachment.filename.clone(),
+            content_type: attachment.content_type.clone(),
+            size: i64::try_from(attachment.size).unwrap_or(i64::MAX),
+            sha256: hex(&attachment.sha256),
+            author: attachment.uploaded_by.to_string(),
+            author_email: attachment.uploader_email.as_ref().map(ToString::to_string),
+            created_at: attachment.created_at,
+        }
+    }
+
+    pub(crate) fn into_domain(self) -> Result<Attachment, DomainError> {
+        Ok(Attachment {
+            id: AttachmentId::from_uuid(self.id),
+            team_id: TeamId::from_uuid(self.team_id),
+            run_id: RunId::from_uuid(self.run_id),
+            task_id: TaskId::from_uuid(self.task_id),
+            filename: self.filename,
+            content_type: self.content_type,
+            size: u64::try_from(self.size).map_err(|e| corrupt("attachment size", e))?,
+            sha256: unhex(&self.sha256)
+                .ok_or_else(|| corrupt("attachment sha256", "not 64 hex digits"))?,
+            uploaded_by: parse("attachment uploader", &self.author)?,
+            uploader_email: self
+                .author_email
+                .as_deref()
+                .map(|email| parse("attachment uploader's email", email))
+                .transpose()?,
+            created_at: self.created_at,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_digest_reads_back_as_written() {
+        let digest: [u8; 32] = std::array::from_fn(|i| u8::try_from(i * 7).unwrap());
+        assert_eq!(unhex(&hex(&digest)), Some(digest));
+        assert_eq!(unhex("zz"), None);
+    }
+}

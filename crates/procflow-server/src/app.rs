@@ -18,7 +18,7 @@ use procflow_http::Services;
 use procflow_postgres::{PgStore, PoolConfig};
 
 use crate::config::ServeConfig;
-use crate::file_sweep::RunningSweep;
+use crate::periodic::Periodic;
 use crate::system::{RandomIds, SystemClock};
 use crate::worker::{RunningWorker, spawn_worker};
 
@@ -59,7 +59,7 @@ impl Running {
     pub fn with_sweep(
         server: Server,
         worker: Option<RunningWorker>,
-        sweep: Option<RunningSweep>,
+        sweep: Option<Periodic>,
     ) -> Self {
         let handle = server.handle();
         let serving = Box::pin(async move {
@@ -218,7 +218,7 @@ pub async fn start(config: ServeConfig, listener: TcpListener) -> Result<Running
     let (worker, sweep) = match &config.worker {
         Some(settings) => (
             Some(spawn_worker(&store, settings)?),
-            Some(RunningSweep::spawn(
+            Some(crate::file_sweep::spawn(
                 attachments_on(&store, files),
                 crate::file_sweep::INTERVAL,
             )),

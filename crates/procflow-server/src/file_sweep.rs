@@ -7,42 +7,19 @@
 use std::time::Duration;
 
 use procflow_domain::service::Attachments;
-use tokio::sync::watch;
-use tokio::task::JoinHandle;
+
+use crate::periodic::Periodic;
 
 /// How often the sweep runs.
 pub const INTERVAL: Duration = Duration::from_secs(15 * 60);
 
-/// The running loop; [`RunningSweep::stop`] lets the sweep in hand finish.
-#[derive(Debug)]
-pub struct RunningSweep {
-    stop: watch::Sender<bool>,
-    task: JoinHandle<()>,
-}
-
-impl RunningSweep {
-    /// Starts the loop on the current runtime: a sweep at once, then every `interval`.
-    #[must_use]
-    pub fn spawn(attachments: Attachments, interval: Duration) -> Self {
-        let (stop, mut stopped) = watch::channel(false);
-        let task = tokio::spawn(async move {
-            let mut ticks = tokio::time::interval(interval);
-            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tokio::select! {
-                    _ = ticks.tick() => sweep(&attachments).await,
-                    _ = stopped.changed() => return,
-                }
-            }
-        });
-        Self { stop, task }
-    }
-
-    /// Stops the loop after the sweep in hand.
-    pub async fn stop(self) {
-        let _ = self.stop.send(true);
-        let _ = self.task.await;
-    }
+/// Starts the sweep on the current runtime: at once, then every `interval`.
+#[must_use]
+pub fn spawn(attachments: Attachments, interval: Duration) -> Periodic {
+    Periodic::spawn(interval, move || {
+        let attachments = attachments.clone();
+        async move { sweep(&attachments).await }
+    })
 }
 
 async fn sweep(attachments: &Attachments) {

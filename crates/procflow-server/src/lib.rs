@@ -7,6 +7,7 @@ pub mod cli;
 pub mod config;
 pub mod error;
 pub mod file_sweep;
+pub mod periodic;
 pub mod scheduler;
 pub mod setting;
 pub mod storage;

@@ -6,43 +6,20 @@
 use std::time::Duration;
 
 use procflow_domain::service::Schedules;
-use tokio::sync::watch;
-use tokio::task::JoinHandle;
+
+use crate::periodic::Periodic;
 
 /// Schedules settled per batch: a read of at most this many due rows, then one transaction
 /// each.
 pub const BATCH: usize = 100;
 
-/// The running loop; [`RunningScheduler::stop`] lets the batch in hand finish.
-#[derive(Debug)]
-pub struct RunningScheduler {
-    stop: watch::Sender<bool>,
-    task: JoinHandle<()>,
-}
-
-impl RunningScheduler {
-    /// Starts the loop on the current runtime: a tick at once, then every `interval`.
-    #[must_use]
-    pub fn spawn(schedules: Schedules, interval: Duration) -> Self {
-        let (stop, mut stopped) = watch::channel(false);
-        let task = tokio::spawn(async move {
-            let mut ticks = tokio::time::interval(interval);
-            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tokio::select! {
-                    _ = ticks.tick() => run_due(&schedules).await,
-                    _ = stopped.changed() => return,
-                }
-            }
-        });
-        Self { stop, task }
-    }
-
-    /// Stops the loop after the batch in hand.
-    pub async fn stop(self) {
-        let _ = self.stop.send(true);
-        let _ = self.task.await;
-    }
+/// Starts the scheduler on the current runtime: a tick at once, then every `interval`.
+#[must_use]
+pub fn spawn(schedules: Schedules, interval: Duration) -> Periodic {
+    Periodic::spawn(interval, move || {
+        let schedules = schedules.clone();
+        async move { run_due(&schedules).await }
+    })
 }
 
 /// Settles due schedules in batches until a batch comes back short (nothing more is due).

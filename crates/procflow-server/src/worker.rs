@@ -26,7 +26,7 @@ use uuid::Uuid;
 
 use crate::app::{mailer_on, schedules_on, webhooks_on};
 use crate::config::{DEFAULT_SMTP_FROM, Secret};
-use crate::scheduler::RunningScheduler;
+use crate::periodic::Periodic;
 use crate::setting;
 
 /// How webhooks are delivered: flattened into `procflow serve` and `procflow worker`.
@@ -178,7 +178,7 @@ impl WorkerArgs {
 pub struct RunningWorker {
     task: WorkerTask,
     listener: JoinHandle<()>,
-    scheduler: RunningScheduler,
+    scheduler: Periodic,
 }
 
 impl RunningWorker {
@@ -257,7 +257,7 @@ pub fn spawn_worker(
         worker.poll_ms = millis(settings.worker.poll_interval),
         "the delivery worker is started"
     );
-    let scheduler = RunningScheduler::spawn(schedules_on(store), settings.scheduler_interval);
+    let scheduler = crate::scheduler::spawn(schedules_on(store), settings.scheduler_interval);
     Ok(RunningWorker {
         task,
         listener,

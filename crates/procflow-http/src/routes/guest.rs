@@ -10,6 +10,7 @@ use futures_util::StreamExt as _;
 use procflow_domain::error::DomainError;
 use procflow_domain::ids::{RunId, TaskId};
 use procflow_domain::service::GuestPost;
+use procflow_domain::values::ShareToken;
 
 use crate::AppState;
 use crate::guest::{self, Link, PageView};
@@ -106,25 +107,9 @@ pub async fn post_task(
         return guest::not_found();
     };
     let link = Link::from_task(run, token.expose());
-    let client = request.peer_addr().map(|address| address.ip());
-    match guest::admit_post(&state, run, &token, client).await {
-        Ok(decision) if decision.allowed => {}
-        Ok(decision) => {
-            return guest::too_many(&decision, state.procflow().now(), link.at_task(task));
-        }
-        Err(error) => return guest::refusal(error, None),
-    }
-    if !is_form(&request) {
-        return guest::unreadable(StatusCode::UNSUPPORTED_MEDIA_TYPE, link.at_task(task));
-    }
-    let body = match read_body(payload, state.config.body_limit_bytes).await {
+    let body = match admitted_body(&state, &request, payload, (run, &token, task), &link).await {
         Ok(body) => body,
-        Err(status) => {
-            // A body the transport guard ended says why: too slow (408) or malformed.
-            let status =
-                crate::transport::body_fault(&request).map_or(status, |fault| fault.status());
-            return guest::unreadable(status, link.at_task(task));
-        }
+        Err(answer) => return answer,
     };
     let Ok(posted) = guest::read_form(&body) else {
         return guest::unreadable(StatusCode::BAD_REQUEST, link.at_task(task));
@@ -204,24 +189,9 @@ pub async fn post_comment(
     };
     // The same gate as a task's form: limits, then a readable form body.
     let link = Link::from_comment(run, token.expose());
-    let client = request.peer_addr().map(|address| address.ip());
-    match guest::admit_post(&state, run, &token, client).await {
-        Ok(decision) if decision.allowed => {}
-        Ok(decision) => {
-            return guest::too_many(&decision, state.procflow().now(), link.at_task(task));
-        }
-        Err(error) => return guest::refusal(error, None),
-    }
-    if !is_form(&request) {
-        return guest::unreadable(StatusCode::UNSUPPORTED_MEDIA_TYPE, link.at_task(task));
-    }
-    let body = match read_body(payload, state.config.body_limit_bytes).await {
+    let body = match admitted_body(&state, &request, payload, (run, &token, task), &link).await {
         Ok(body) => body,
-        Err(status) => {
-            let status =
-                crate::transport::body_fault(&request).map_or(status, |fault| fault.status());
-            return guest::unreadable(status, link.at_task(task));
-        }
+        Err(answer) => return answer,
     };
     let Ok(posted) = guest::read_comment(&body) else {
         return guest::unreadable(StatusCode::BAD_REQUEST, link.at_task(task));
@@ -321,6 +291,44 @@ pub async fn comments_page(
         }
         _ => guest::not_found(),
     }
+}
+
+/// What every guest form post passes before its fields are read: the post limits of the run
+/// and of the client address, then a web form body within its size and time limits. `Err` is
+/// the page that answers instead, pointing back at the task.
+async fn admitted_body(
+    state: &AppState,
+    request: &HttpRequest,
+    payload: web::Payload,
+    (run, token, task): (RunId, &ShareToken, TaskId),
+    link: &Link,
+) -> Result<Vec<u8>, HttpResponse> {
+    let client = request.peer_addr().map(|address| address.ip());
+    match guest::admit_post(state, run, token, client).await {
+        Ok(decision) if decision.allowed => {}
+        Ok(decision) => {
+            return Err(guest::too_many(
+                &decision,
+                state.procflow().now(),
+                link.at_task(task),
+            ));
+        }
+        Err(error) => return Err(guest::refusal(error, None)),
+    }
+    if !is_form(request) {
+        return Err(guest::unreadable(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            link.at_task(task),
+        ));
+    }
+    read_body(payload, state.config.body_limit_bytes)
+        .await
+        .map_err(|status| {
+            // A body the transport guard ended says why: too slow (408) or malformed.
+            let status =
+                crate::transport::body_fault(request).map_or(status, |fault| fault.status());
+            guest::unreadable(status, link.at_task(task))
+        })
 }
 
 /// Whether the body is declared a web form (`application/x-www-form-urlencoded`, any

@@ -254,6 +254,29 @@ async fn every_refusal_of_an_upload_has_its_code_and_stores_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parts_other_than_file_are_ignored_and_an_unreadable_part_name_is_a_400() {
+    let app = TestApp::spawn().await;
+    let (_, _, path) = task_of(&app).await;
+    let with_note = |name: &str| {
+        let mut body = format!(
+            "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\nhello\r\n"
+        )
+        .into_bytes();
+        body.extend(part("file", "a.txt", "text/plain", b"bytes"));
+        body
+    };
+    let stored = upload(&app, &path, with_note("note.v-1_x")).await.data(201);
+    assert_eq!(stored["size"], 5);
+    // A name the document's propertyNames refuses (a control character) cannot be parsed:
+    // a 400 naming the body, nothing stored beside the first file.
+    let message = upload(&app, &path, with_note("bad\u{e}name"))
+        .await
+        .error(400, "validation_error");
+    assert!(message.contains("file"), "{message}");
+    assert_eq!(app.get(&path).await.list().0.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upload_with_an_idempotency_key_is_replayed_not_repeated() {
     let app = TestApp::spawn().await;
     let (_, _, path) = task_of(&app).await;

@@ -267,8 +267,8 @@ async fn parts_other_than_file_are_ignored_and_an_unreadable_part_name_is_a_400(
     };
     let stored = upload(&app, &path, with_note("note.v-1_x")).await.data(201);
     assert_eq!(stored["size"], 5);
-    // A name the document's propertyNames refuses (a control character) cannot be parsed:
-    // a 400 naming the body, nothing stored beside the first file.
+    // A part name with a control character cannot be read from its header: a 400 naming the
+    // body, nothing stored beside the first file.
     let message = upload(&app, &path, with_note("bad\u{e}name"))
         .await
         .error(400, "validation_error");

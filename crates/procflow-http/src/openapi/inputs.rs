@@ -24,9 +24,6 @@ pub(super) fn complete(document: &mut Value) {
             }
         }
     }
-    // Parts other than `file` are ignored, but their names must be ones a multipart header
-    // carries as they are: the parser refuses a name with control or non-ASCII characters.
-    schemas["UploadAttachment"]["propertyNames"] = json!({"pattern": "^[A-Za-z0-9_.-]+$"});
     let run = &mut schemas["CreateRun"];
     // Each alternative carries its own type (not one `type` list beside format-only
     // alternatives): generated clients make one typed member per alternative (a datetime, a

@@ -112,3 +112,16 @@ pub fn assignee_filter() -> Schema {
             .build(),
     )
 }
+
+/// A comment's attachments: ids (UUIDs) of the task's attachments.
+#[must_use]
+pub fn attachment_ids() -> Array {
+    ArrayBuilder::new()
+        .description(Some("Attachments of the task to show with it (their ids)."))
+        .items(
+            ObjectBuilder::new()
+                .schema_type(SchemaType::Type(Type::String))
+                .format(Some(SchemaFormat::Custom("uuid".to_owned()))),
+        )
+        .build()
+}

@@ -16,9 +16,9 @@ pub struct CreateCommentBody {
     /// write (spec 4.6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actor_email: Option<String>,
-    /// Attachments of the task to show with it.
+    /// Attachments of the task to show with it (their ids).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schema(value_type = Vec<String>)]
+    #[schema(schema_with = crate::schemas::attachment_ids)]
     pub attachment_ids: Vec<String>,
 }
 

@@ -178,18 +178,6 @@ def before_call(context, case, kwargs):
         if case.path == "/api/v1/tasks" and isinstance(case.query, dict):
             if case.query.get("overdue") in (True, "true") and case.query.get("status") not in (None, "open"):
                 del case.query["status"]
-    # A multipart body carries no types: a negative upload whose `file` was drawn of another
-    # type (null, a number) goes out as a file all the same, which the server rightly takes.
-    # Negative cases of an upload go without their `file` part, which keeps them negative
-    # (400: no part named `file`); attachments.rs covers every refusal of an upload.
-    if (
-        meta is not None
-        and meta.generation.mode == GenerationMode.NEGATIVE
-        and case.method == "POST"
-        and case.path.endswith("/attachments")
-        and isinstance(case.body, dict)
-    ):
-        case.body.pop("file", None)
     headers = case.headers or {}
     for name, value in list(headers.items()):
         # A key the server takes is made unique: the fuzzer draws the same short keys for

@@ -125,7 +125,7 @@ async fn claim(mut request: ServiceRequest, state: &AppState, team: &Team) -> Cl
     };
     // An upload's body is streamed to storage and never held whole (API contract 14.2): its
     // fingerprint is the method, path and precondition alone, and the payload is left as it is.
-    let streamed = crate::upload::is_multipart(request.headers().get(header::CONTENT_TYPE));
+    let streamed = crate::upload::is_multipart(request.headers());
     let body = if streamed {
         web::Bytes::from_static(b"multipart/form-data")
     } else {

@@ -10,6 +10,7 @@ pub mod idempotency;
 pub mod keys;
 #[doc(hidden)]
 pub mod measure;
+pub mod media_type;
 pub mod metrics;
 pub mod middleware;
 pub mod openapi;

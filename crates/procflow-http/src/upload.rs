@@ -53,7 +53,7 @@ pub fn check_head(request: &HttpRequest, max_bytes: u64) -> Result<(), ApiError>
     if declared.is_some_and(|length| length > max_bytes.saturating_add(ENVELOPE_ALLOWANCE)) {
         return Err(too_large(max_bytes));
     }
-    if !is_multipart(request.headers().get(header::CONTENT_TYPE)) {
+    if !is_multipart(request.headers()) {
         return Err(ApiError::new(
             procflow_domain::ErrorCode::UnsupportedMediaType,
             "the request body must be sent as Content-Type: multipart/form-data, with the file in a part named `file`",
@@ -62,13 +62,10 @@ pub fn check_head(request: &HttpRequest, max_bytes: u64) -> Result<(), ApiError>
     Ok(())
 }
 
-/// Whether a `Content-Type` is `multipart/form-data` (with its boundary).
+/// Whether the request's body is declared `multipart/form-data` (with its boundary).
 #[must_use]
-pub fn is_multipart(value: Option<&header::HeaderValue>) -> bool {
-    value
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("multipart/form-data"))
+pub fn is_multipart(headers: &header::HeaderMap) -> bool {
+    crate::media_type::declares(headers, "multipart/form-data")
 }
 
 /// 413 `payload_too_large` for a file over `max_bytes`.

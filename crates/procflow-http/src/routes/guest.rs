@@ -4,7 +4,6 @@
 //! query string all get the same 404 page.
 
 use actix_web::http::StatusCode;
-use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use futures_util::StreamExt as _;
 use procflow_domain::error::DomainError;
@@ -334,16 +333,7 @@ async fn admitted_body(
 /// Whether the body is declared a web form (`application/x-www-form-urlencoded`, any
 /// parameters).
 pub(super) fn is_form(request: &HttpRequest) -> bool {
-    request
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split(';').next())
-        .is_some_and(|essence| {
-            essence
-                .trim()
-                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
-        })
+    crate::media_type::declares(request.headers(), "application/x-www-form-urlencoded")
 }
 
 /// The whole body, refused past `limit` bytes (413) or when the connection fails (400).

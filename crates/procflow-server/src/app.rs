@@ -208,7 +208,10 @@ pub async fn start(config: ServeConfig, listener: TcpListener) -> Result<Running
         max_size: config.db_pool_size,
         ..PoolConfig::new(config.database_url.expose())
     })?;
-    if let Err(error) = store.ping().await {
+    // Through a pool of its own: a connection the shared pool opened here would be driven by
+    // this runtime's threads, and every request that drew it later would cross threads on each
+    // round trip (docs/performance.md, "where the time goes").
+    if let Err(error) = store.with_own_pool(1)?.ping().await {
         tracing::warn!(%error, "the database does not answer yet; /readyz answers 503 until it does");
     }
     let files = crate::storage::open(&config.storage_url).map_err(StartError::Storage)?;
@@ -219,7 +222,8 @@ pub async fn start(config: ServeConfig, listener: TcpListener) -> Result<Running
         Some(settings) => (
             Some(spawn_worker(&store, settings)?),
             Some(crate::file_sweep::spawn(
-                attachments_on(&store, files),
+                // Its own connection, for the same reason as the ping above.
+                attachments_on(&store.with_own_pool(1)?, files),
                 crate::file_sweep::INTERVAL,
             )),
         ),

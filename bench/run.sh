@@ -310,15 +310,25 @@ load() {
 }
 
 # floor <key> <connections> <script> <-D name=value...>: pgbench. Sets NEXT (for counters).
+# floor_script <script>: the script of bench/sql as pgbench runs it, its `-- @admission` line
+# replaced by bench/sql/admission.sql (pgbench has no include); prints its path.
+floor_script() {
+  local out="$TMP/floor-$1"
+  awk -v admission="$BENCH/sql/admission.sql" \
+    '/^-- @admission/ { while ((getline line < admission) > 0) print line; close(admission); next } { print }' \
+    "$BENCH/sql/$1" >"$out" || die "cannot compose the floor script $1"
+  printf '%s' "$out"
+}
+
 floor() {
   local key="$1" conns="$2" script="$3"
   shift 3
   local prefix="$TMP/pgbench_${key//[^a-z0-9]/_}" out
   rm -f "$prefix".*
-  out="$("$PG_BIN/pgbench" -n -M prepared -c "$conns" -j 2 -T "$SECS" -f "$BENCH/sql/$script" \
+  out="$("$PG_BIN/pgbench" -n -M prepared -c "$conns" -j 2 -T "$SECS" -f "$(floor_script "$script")" \
     -l --log-prefix="$prefix" -h 127.0.0.1 -p "$PG_PORT" -U postgres \
     -D team="$TEAM" -D key_tag=1 -D nkeys="$NKEYS" -D limit="$RATE_LIMIT" -D clients="$conns" \
-    -D i=0 "$@" procflow 2>&1)" || true
+    -D active=active -D i=0 "$@" procflow 2>&1)" || true
   printf '== pgbench %s\n%s\n' "$key" "$out" >>"$LOG"
   local tps failed aborted pcts
   tps="$(sed -nE 's/^tps = ([0-9.]+) \(without initial connection time\)/\1/p' <<<"$out")"

@@ -13,68 +13,19 @@
 --   -D team=<team uuid> -D key_tag=<tag> -D nkeys=<keys> -D limit=<rate limit>
 --   -D cursor=<run uuid> -D page_ids=<'{...}' of the 21 run ids of the page>
 
-\set k random(1, :nkeys)
 
--- Admission: the API key found by its hash and, its team being active, the request counted in
--- the key's row of per-second counters (one UPDATE of the row the key was made with), in one
--- statement committed asynchronously (see crates/procflow-postgres/src/store/rate_limits.rs).
-WITH k AS (
-    SELECT api_keys.team_id, api_keys.id AS key_id, api_keys.name AS key_name,
-           api_keys.prefix, api_keys.key_hash, api_keys.created_by,
-           api_keys.created_at AS key_created_at, api_keys.revoked_at,
-           teams.name AS team_name, teams.base_url, teams.timezone, teams.subscription,
-           teams.created_at AS team_created_at
-    FROM api_keys JOIN teams ON teams.id = api_keys.team_id
-    WHERE api_keys.key_hash = sha256(convert_to('pf_live_bench_' || :key_tag || '_' || :k, 'UTF8'))
-      AND api_keys.revoked_at IS NULL
-), args AS (
-    SELECT k.team_id, k.key_id AS api_key_id,
-           floor(extract(epoch FROM clock_timestamp()))::bigint AS now_s,
-           CAST(:limit AS bigint) AS lim, 60::bigint AS n,
-           set_config('synchronous_commit', 'off', true) AS async_commit
-    FROM k WHERE k.subscription = 'active'
-), counted AS (
-    UPDATE rate_limits AS r
-    SET (second, counts, admitted) = (
-        SELECT d.newest,
-               CASE WHEN d.total < args.lim
-                    THEN d.counts[ : d.at - 1] || (d.counts[d.at] + 1) || d.counts[d.at + 1:]
-                    ELSE d.counts END,
-               d.total < args.lim
-        FROM (
-            SELECT s.newest, s.counts,
-                   (SELECT coalesce(sum(c), 0) FROM unnest(s.counts) AS c) AS total,
-                   greatest(1, args.n + args.now_s - s.newest)::int AS at
-            FROM (
-                SELECT greatest(r.second, args.now_s) AS newest,
-                       CASE WHEN r.second >= args.now_s AND cardinality(r.counts) = args.n
-                       THEN r.counts
-                       ELSE ARRAY(SELECT coalesce(CASE WHEN x > r.second - cardinality(r.counts)
-                                                        AND x <= r.second
-                                                   THEN r.counts[(x - r.second
-                                                                  + cardinality(r.counts))::int]
-                                                   END, 0)
-                                  FROM generate_series(greatest(r.second, args.now_s) - args.n + 1,
-                                                       greatest(r.second, args.now_s)) AS x
-                                  ORDER BY x) END AS counts
-            ) AS s
-        ) AS d
-    )
-    FROM args
-    WHERE r.team_id = args.team_id AND r.api_key_id = args.api_key_id
-    RETURNING r.second, r.counts, r.admitted
-)
-SELECT k.*, counted.second, counted.counts, counted.admitted
-FROM k LEFT JOIN counted ON true;
+\set page_limit 21
+
+-- @admission: bench/sql/admission.sql, the same statement as the service's (bench/run.sh puts it here)
 
 SELECT runs.team_id, runs.id, runs.template_id, runs.template_version, runs.title, runs.status,
        runs.started_by, runs.timezone, runs.due_date, runs.is_shared, runs.open_tasks,
-       runs.created_at, runs.updated_at, runs.completed_at
+       runs.created_at, runs.updated_at, runs.completed_at, runs.logic_state, runs.logic
 FROM runs
 WHERE runs.team_id = :team AND runs.id < :cursor
   AND EXISTS (SELECT runs.id FROM runs WHERE runs.team_id = :team AND runs.id = :cursor)
 ORDER BY runs.id DESC
-LIMIT 21;
+LIMIT :page_limit;
 
 SELECT run_sections.team_id, run_sections.run_id, run_sections.id, run_sections.title,
        run_sections.description, run_sections.position, run_sections.color

@@ -322,4 +322,55 @@ mod tests {
             assert!(numbers.contains(&n), "${n} is used");
         }
     }
+
+    /// The admission of the bench's SQL floor (`bench/sql/admission.sql`) is this statement,
+    /// its binds written as pgbench variables and the second taken from PostgreSQL's clock:
+    /// a floor that ran another statement would measure something the service does not do.
+    #[test]
+    fn the_bench_floor_sends_this_admission() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/sql/admission.sql");
+        let script = std::fs::read_to_string(path).expect("bench/sql/admission.sql is readable");
+        let statement: String = script
+            .lines()
+            .filter(|line| !line.starts_with("--") && !line.starts_with('\\'))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let floor = [
+            (
+                "sha256(convert_to('pf_live_bench_' || :key_tag || '_' || :k, 'UTF8'))",
+                "$1",
+            ),
+            (
+                "floor(extract(epoch FROM statement_timestamp()))::bigint",
+                "$2",
+            ),
+            (":limit", "$3"),
+            (":window", "$4"),
+            (":active", "$5"),
+            (":team", "$6"),
+        ]
+        .iter()
+        .fold(statement, |sql, (pgbench, bind)| sql.replace(pgbench, bind));
+        assert_eq!(squeezed(&floor), squeezed(ADMIT));
+    }
+
+    /// The statement with its whitespace reduced to what SQL needs: one space between words,
+    /// none beside punctuation, no final semicolon.
+    fn squeezed(sql: &str) -> String {
+        fn tight(c: char) -> bool {
+            "()[],:;".contains(c)
+        }
+        let spaced = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+        let chars: Vec<char> = spaced.chars().collect();
+        let mut out = String::with_capacity(spaced.len());
+        for (i, &c) in chars.iter().enumerate() {
+            let beside_punctuation = out.chars().last().is_some_and(tight)
+                || chars.get(i + 1).copied().is_some_and(tight);
+            if c == ' ' && beside_punctuation {
+                continue;
+            }
+            out.push(c);
+        }
+        out.trim_end_matches(';').to_owned()
+    }
 }

@@ -15,17 +15,20 @@
 
 \set k random(1, :nkeys)
 
--- Admission: the API key found by its hash and, its team being active, the request counted in
+-- Admission: the API key found by its hash in its team (the service reads the team from the
+-- token directory once per key and process, so not on a measured request) and, the team being
+-- active, the request counted in
 -- the key's row of per-second counters (one UPDATE of the row the key was made with), in one
 -- statement committed asynchronously (see crates/procflow-postgres/src/store/rate_limits.rs).
 WITH k AS (
     SELECT api_keys.team_id, api_keys.id AS key_id, api_keys.name AS key_name,
            api_keys.prefix, api_keys.key_hash, api_keys.created_by,
-           api_keys.created_at AS key_created_at, api_keys.revoked_at,
+           api_keys.created_at AS key_created_at, api_keys.revoked_at, api_keys.scope,
            teams.name AS team_name, teams.base_url, teams.timezone, teams.subscription,
            teams.created_at AS team_created_at
     FROM api_keys JOIN teams ON teams.id = api_keys.team_id
-    WHERE api_keys.key_hash = sha256(convert_to('pf_live_bench_' || :key_tag || '_' || :k, 'UTF8'))
+    WHERE api_keys.team_id = :team AND teams.id = :team
+      AND api_keys.key_hash = sha256(convert_to('pf_live_bench_' || :key_tag || '_' || :k, 'UTF8'))
       AND api_keys.revoked_at IS NULL
 ), args AS (
     SELECT k.team_id, k.key_id AS api_key_id,
@@ -61,7 +64,7 @@ WITH k AS (
         ) AS d
     )
     FROM args
-    WHERE r.team_id = args.team_id AND r.api_key_id = args.api_key_id
+    WHERE r.team_id = :team AND r.team_id = args.team_id AND r.api_key_id = args.api_key_id
     RETURNING r.second, r.counts, r.admitted
 )
 SELECT k.*, counted.second, counted.counts, counted.admitted

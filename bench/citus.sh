@@ -38,7 +38,7 @@ citus_report() { :; }
 
 CITUS_SCHEMA="${BENCH_CITUS_SCHEMA:-procflow_bench}"
 CITUS_COUNTERS="$OUT/citus.tsv"        # key, single-shard, multi-shard
-CITUS_STATEMENTS="$OUT/citus-multi.tsv"  # key, count, statement (first 100 characters)
+CITUS_STATEMENTS="$OUT/citus-multi.tsv"  # key, count, "team" or "no team", statement (160 characters)
 CITUS_LOG_OFFSET=0
 
 [[ "$CITUS_SCHEMA" =~ ^[a-z_][a-z0-9_]*$ ]] || die "BENCH_CITUS_SCHEMA must be a plain lower-case identifier"
@@ -123,7 +123,13 @@ citus_counters_end() {
   [ -n "${BENCH_CITUS_LOG:-}" ] || return 0
   tail -c +"$((CITUS_LOG_OFFSET + 1))" "$BENCH_CITUS_LOG" |
     awk '/LOG:  multi-task query about to be executed/ { want = 1; next }
-         want && /STATEMENT:  / { sub(/.*STATEMENT:  /, ""); gsub(/[ \t]+/, " "); print substr($0, 1, 100); want = 0 }' |
+         want && /STATEMENT:  / {
+           sub(/.*STATEMENT:  /, ""); gsub(/[ \t]+/, " "); want = 0
+           # A statement that binds its team (team_id = $n) is a request'"'"'s or a settle of one
+           # team'"'"'s rows: Citus should have routed it to one shard. The others name no team.
+           team = ($0 ~ /team_id"?\)? = \$[0-9]/) ? "team" : "no team"
+           if ($0 ~ /^SELECT / && index($0, " FROM ") > 0) $0 = "SELECT … " substr($0, index($0, " FROM ") + 1)
+           print team "\t" substr($0, 1, 160) }' |
     sort | uniq -c | sort -rn |
     awk -v k="$1" '{ n = $1; sub(/^ *[0-9]+ /, ""); printf "%s\t%s\t%s\n", k, n, $0 }' >>"$CITUS_STATEMENTS"
 }

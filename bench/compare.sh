@@ -8,8 +8,16 @@
 # target/bench-citus/ (`make bench`, then `make bench BENCH_CITUS_URL=...`; CARGO_TARGET_DIR is
 # honoured). results.tsv: key, req/s (tx/s for the pgbench floor rows, `.sql.`), p50, p99,
 # errors. citus.tsv: key, single-shard and multi-shard statements Citus executed during that
-# row (citus_stat_counters). citus-multi.tsv: key, count, statement (its first 100 characters),
-# the statements the coordinator logged as multi-shard (BENCH_CITUS_LOG).
+# row (citus_stat_counters). citus-multi.tsv: key, count, "team" or "no team", statement (160
+# characters, a SELECT's list cut), the statements the coordinator logged as multi-shard
+# (BENCH_CITUS_LOG); "team": it binds its team (team_id = $n), so Citus should have routed it
+# to one shard (a request's statement); "no team": a cross-team statement of the worker, by
+# design (docs/scaling.md).
+#
+# Single-shard share: of the row's statements, leaving out the multi-shard ones that name no
+# team (the server's worker polls and claims during every row): single / (single + multi-shard
+# naming a team). 100 % when no statement that names its team ran on several shards. Without
+# the log it is single / (single + multi), the worker's statements included.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,8 +37,8 @@ fi
 [ -f "$COUNTERS" ] || COUNTERS=/dev/null
 [ -f "$MULTI" ] || MULTI=/dev/null
 
-echo "| Row | Conns | One PostgreSQL req/s | Citus req/s | Citus / one | Single-shard | Multi-shard | Single-shard share | Most frequent multi-shard statement |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
+echo "| Row | Conns | One PostgreSQL req/s | Citus req/s | Citus / one | Single-shard | Multi-shard | … naming a team | Single-shard share | Most frequent multi-shard statement |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 awk -F'\t' '
   function label(k,   p, name) {
     p = k; sub(/\.(svc|sql)\.[0-9]+$/, "", p)
@@ -47,24 +55,30 @@ awk -F'\t' '
   }
   FILENAME == ARGV[1] { plain[$1] = $2; next }
   FILENAME == ARGV[2] { single[$1] = $2; multi[$1] = $3; next }
-  FILENAME == ARGV[3] { if (!($1 in top)) { s = $3; gsub(/\|/, "\\|", s); top[$1] = $2 " × `" s "`" } next }
+  FILENAME == ARGV[3] {
+    logged = 1; if ($3 == "team") named[$1] += $2
+    if (!($1 in top)) { s = $4; gsub(/\|/, "\\|", s); top[$1] = $2 " × `" substr(s, 1, 70) "`" }
+    next
+  }
   $1 == "warmup" { next }
   {
     k = $1; conns = k; sub(/.*\./, "", conns); if (conns !~ /^[0-9]+$/) conns = ""
     one = (k in plain) ? plain[k] : "–"
     ratio = (k in plain && plain[k] > 0) ? sprintf("%.2f", $2 / plain[k]) : "–"
     s = (k in single) ? single[k] : "–"; m = (k in multi) ? multi[k] : "–"
-    share = (k in single && single[k] + multi[k] > 0) ? sprintf("%.1f %%", 100 * single[k] / (single[k] + multi[k])) : "–"
-    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label(k), conns, one, $2, ratio, s, m, share, (k in top) ? top[k] : ""
+    t = logged ? named[k] + 0 : "–"
+    bad = logged ? named[k] + 0 : multi[k]
+    share = (k in single && single[k] + bad > 0) ? sprintf("%.1f %%", 100 * single[k] / (single[k] + bad)) : "–"
+    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label(k), conns, one, $2, ratio, s, m, t, share, (k in top) ? top[k] : ""
   }
 ' "$PLAIN" "$COUNTERS" "$MULTI" "$CITUS"
 
 if [ -s "$MULTI" ]; then
   echo
-  echo "Multi-shard statements over the whole Citus run (coordinator log, first 100 characters), with how many times and in how many rows:"
+  echo "Multi-shard statements over the whole Citus run (coordinator log), with how many times, in how many rows, and whether they name a team:"
   echo
-  echo "| Times | Rows | Statement |"
-  echo "|---:|---:|---|"
-  awk -F'\t' '{ n[$3] += $2; rows[$3]++ } END { for (s in n) { t = s; gsub(/\|/, "\\|", t); printf "%d\t| %d | %d | `%s` |\n", n[s], n[s], rows[s], t } }' "$MULTI" |
+  echo "| Times | Rows | Names a team | Statement |"
+  echo "|---:|---:|---|---|"
+  awk -F'\t' '{ n[$4] += $2; rows[$4]++; team[$4] = $3 } END { for (s in n) { t = s; gsub(/\|/, "\\|", t); printf "%d\t| %d | %d | %s | `%s` |\n", n[s], n[s], rows[s], team[s] == "team" ? "**yes**" : "no", t } }' "$MULTI" |
     sort -t$'\t' -k1,1nr | cut -f2-
 fi

@@ -101,6 +101,8 @@ stop-db:
 
 ## Release build, a private PostgreSQL, 1,000,000 seeded runs, wrk and pgbench: prints the table
 ## and writes target/bench/report.md (docs/performance.md). About 12 minutes on 2 cores.
+## On a Citus coordinator: make bench BENCH_CITUS_URL=postgres://... (target/bench-citus/; its
+## report ends beside the last plain run: bench/compare.sh; bench/README.md, "On Citus").
 bench: postgres-tools
 	@CARGO="$(CARGO)" bench/run.sh
 

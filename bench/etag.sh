@@ -10,7 +10,7 @@
 # Transactions PostgreSQL counted for the procflow database so far. A backend publishes its
 # counts when it goes idle, at most 10 s late: callers wait for the server's to settle.
 etag_xacts() {
-  sql -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = 'procflow'"
+  sql -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()"
 }
 
 # etag_per_request <key> <script> <args...>: sets PER_REQUEST (transactions per request) and

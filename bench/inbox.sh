@@ -50,7 +50,7 @@ inbox_scenario() {
   INBOX_SEED=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
   INBOX_BIG_TASKS=$(sql -c "SELECT count(*) FROM run_tasks WHERE team_id = '$TEAM' AND NOT hidden")
   INBOX_SMALL_TASKS=$(sql -c "SELECT count(*) FROM run_tasks WHERE team_id = '$SMALL_TEAM' AND NOT hidden")
-  INBOX_DB_SIZE=$(sql -c "SELECT pg_size_pretty(pg_database_size('procflow'))")
+  INBOX_DB_SIZE=$(sql -c "SELECT pg_size_pretty(pg_database_size(current_database()))")
   say "  seeded in $INBOX_SEED s: $INBOX_BIG_TASKS tasks in the big team, $INBOX_SMALL_TASKS in the small one; database $INBOX_DB_SIZE"
 
   # The floor must do the page's work: 21 rows on both teams, as the service reads them.

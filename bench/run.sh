@@ -74,7 +74,7 @@ source "$BENCH/scheduler.sh"
 STARTED=$(date +%s)
 OUT_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 case "$OUT_DIR" in /*) ;; *) OUT_DIR="$ROOT/$OUT_DIR" ;; esac
-OUT="$OUT_DIR/bench"
+OUT="$OUT_DIR/bench${BENCH_CITUS_URL:+-citus}"  # bench/citus.sh: a Citus run keeps the plain one's results
 REPORT="$OUT/report.md"
 mkdir -p "$OUT"
 LOG="$OUT/bench.log"
@@ -201,7 +201,7 @@ EOF
   "$PG_BIN/psql" -X -q -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -c "CREATE DATABASE procflow" >/dev/null
 }
 
-sql() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PG_PORT" -U postgres -d procflow "$@"; }
+sql() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PG_PORT" -U postgres -d "${PG_DB:-procflow}" "$@"; }
 
 # Seconds (with decimals) a command takes.
 timed() {
@@ -287,6 +287,7 @@ load() {
   local key="$1" conns="$2" script="$3" port="${LOAD_PORT:-$PORT}"
   shift 3
   local threads=$((conns < 2 ? conns : 2)) out line
+  citus_counters_begin
   out="$(wrk -t"$threads" -c"$conns" -d"${SECS}s" --timeout 5s -s "$BENCH/wrk/$script" \
     "http://127.0.0.1:$port" -- "$@" 2>&1)" || { printf '%s\n' "$out" >&2; die "wrk failed ($key)"; }
   printf '== wrk %s\n%s\n' "$key" "$out" >>"$LOG"
@@ -307,6 +308,7 @@ load() {
     "$(awk -v v="$p99" 'BEGIN { printf "%.2f", v / 1000 }')" \
     "$errors"
   say "  $key: $(result "$key" 2) req/s, p50 $(result "$key" 3) ms, p99 $(result "$key" 4) ms, errors $(result "$key" 5)"
+  citus_counters_end "$key"
 }
 
 # floor <key> <connections> <script> <-D name=value...>: pgbench. Sets NEXT (for counters).
@@ -325,10 +327,11 @@ floor() {
   shift 3
   local prefix="$TMP/pgbench_${key//[^a-z0-9]/_}" out
   rm -f "$prefix".*
+  citus_counters_begin
   out="$("$PG_BIN/pgbench" -n -M prepared -c "$conns" -j 2 -T "$SECS" -f "$(floor_script "$script")" \
     -l --log-prefix="$prefix" -h 127.0.0.1 -p "$PG_PORT" -U postgres \
     -D team="$TEAM" -D key_tag=1 -D nkeys="$NKEYS" -D limit="$RATE_LIMIT" -D clients="$conns" \
-    -D active=active -D i=0 "$@" procflow 2>&1)" || true
+    -D active=active -D i=0 "$@" "${PG_DB:-procflow}" 2>&1)" || true
   printf '== pgbench %s\n%s\n' "$key" "$out" >>"$LOG"
   local tps failed aborted pcts
   tps="$(sed -nE 's/^tps = ([0-9.]+) \(without initial connection time\)/\1/p' <<<"$out")"
@@ -341,6 +344,7 @@ floor() {
   NEXT="$(cat "$prefix".* | awk -v c="$conns" 'BEGIN { m = 0 } $2 > m { m = $2 } END { print (m + 2) * c }')"
   record "$key" "$(printf '%.0f' "$tps")" "${pcts% *}" "${pcts#* }" "$((${failed:-0} + aborted))"
   say "  $key: $(result "$key" 2) tx/s, p50 $(result "$key" 3) ms, p99 $(result "$key" 4) ms, errors $(result "$key" 5)"
+  citus_counters_end "$key"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -450,7 +454,7 @@ main() {
   SEED_CHECKPOINT=$(timed sql -c "CHECKPOINT")
   say "  seeded in $SEED_REST s, VACUUM ANALYZE $SEED_VACUUM s, CHECKPOINT $SEED_CHECKPOINT s"
   BIG_TOTAL=$(sql -c "SELECT count(*) FROM runs WHERE team_id = '$TEAM'")
-  DB_SIZE=$(sql -c "SELECT pg_size_pretty(pg_database_size('procflow'))")
+  DB_SIZE=$(sql -c "SELECT pg_size_pretty(pg_database_size(current_database()))")
 
   sql -c "\\copy (SELECT run_id || ' ' || task_id FROM bench.task_order(3, $TASK_POOL_RUNS, 49, $svc_ms) ORDER BY k) TO '$TMP/tasks-50.txt'"
   sql -c "\\copy (SELECT run_id || ' ' || task_id FROM bench.task_order(5, $SMALL_TASK_RUNS, 4, $t5_ms) ORDER BY k) TO '$TMP/tasks-5.txt'"
@@ -546,10 +550,10 @@ main() {
   # transaction counts up to 10 s after they go idle, so the main server's last requests are
   # counted by now, and what the second run adds is the limited instance's doing (plus the
   # bench's own psql query and autovacuum, if it runs).
-  xacts_before=$(sql -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = 'procflow'")
+  xacts_before=$(sql -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()")
   LOAD_PORT=$limited_port load limited.svc.16 16 limited.lua "$LIMITED_KEY" "/api/v1/process-runs/$one_run"
   sleep 1.1   # a backend publishes its counts at most once a second
-  xacts_after=$(sql -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = 'procflow'")
+  xacts_after=$(sql -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()")
   LIMITED_XACTS=$((xacts_after - xacts_before))
   LIMITED_REQUESTS=$(awk -F'\t' '$1 == "limited.svc.16" { print $2 * '"$SECS"' }' "$RESULTS")
 
@@ -682,6 +686,7 @@ report() {
     webhook_report
     inbox_report
     scheduler_report
+    citus_report
   } >"$REPORT"
   say "report written to ${REPORT#"$ROOT"/}"
   echo
@@ -690,6 +695,8 @@ report() {
 
 # shellcheck source=bench/webhooks.sh
 . "$BENCH/webhooks.sh"
+# shellcheck source=bench/citus.sh
+. "$BENCH/citus.sh"  # last: on Citus (BENCH_CITUS_URL) it replaces some of the above
 if [ "${BENCH_ONLY:-}" = busy-key ]; then
   busy_key_main
 else

@@ -42,8 +42,11 @@ $$;
 -- API keys of a team made in SQL: secret 'pf_live_bench_<tag>_<n>', id bench.uuid(tag, 4094, n),
 -- n = 1..count. The service hashes the bearer token with SHA-256 and looks the hash up, so any
 -- secret works; these are predictable on purpose (a throwaway database on 127.0.0.1).
+-- (PL/pgSQL, as the other seeding functions: Citus cannot plan a distributed statement that
+-- uses a parameter of an SQL function.)
 CREATE OR REPLACE FUNCTION bench.make_keys(team uuid, admin uuid, tag integer, count integer)
-RETURNS void LANGUAGE sql AS $$
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
     INSERT INTO api_keys (team_id, id, name, prefix, key_hash, created_by, created_at)
     SELECT team, bench.uuid(tag, 4094, n), 'bench ' || n, 'pf_live_benc',
            sha256(convert_to('pf_live_bench_' || tag || '_' || n, 'UTF8')), admin, now()
@@ -56,6 +59,7 @@ RETURNS void LANGUAGE sql AS $$
     INSERT INTO token_directory (kind, digest, team_id)
     SELECT 'api_key', encode(sha256(convert_to('pf_live_bench_' || tag || '_' || n, 'UTF8')), 'hex'), team
     FROM generate_series(1, count) AS n;
+END
 $$;
 
 -- `count` active runs of a published template, run i (0-based) at millisecond first_ms + i,
@@ -122,25 +126,27 @@ $$;
 CREATE OR REPLACE FUNCTION bench.seed_inbox_tasks(team uuid, template uuid, tag integer,
                                                   count integer, first_ms bigint,
                                                   per_run integer, who text)
-RETURNS bigint LANGUAGE sql AS $$
-    WITH written AS (
-        INSERT INTO run_tasks (team_id, run_id, id, template_task_id, section_id, title,
-                               position, state, assignee, is_essential, task_type,
-                               webhook_enabled, custom_elements, created_at, due_date)
-        SELECT team, bench.uuid(first_ms + i, tag, 0), bench.uuid(first_ms + i, tag, t.position + 1),
-               t.id, t.section_id, t.title, t.position, 'open',
-               CASE WHEN (i + t.position) % 10 = 0 THEN who
-                    ELSE 'member' || (i + t.position) % 10 || '@bench.example' END,
-               t.is_essential, t.task_type, t.webhook_enabled, t.custom_elements,
-               to_timestamp((first_ms + i) / 1000.0),
-               CASE WHEN t.position % 2 = 0
-                    THEN now() + interval '30 days' + ((i * 7 + t.position) % 1000) * interval '1 minute' END
-        FROM generate_series(0, count - 1) AS i
-        CROSS JOIN template_tasks t
-        WHERE t.team_id = team AND t.template_id = template AND t.position < per_run
-        RETURNING 1
-    )
-    SELECT count(*) FROM written
+RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    written bigint;
+BEGIN
+    INSERT INTO run_tasks (team_id, run_id, id, template_task_id, section_id, title,
+                           position, state, assignee, is_essential, task_type,
+                           webhook_enabled, custom_elements, created_at, due_date)
+    SELECT team, bench.uuid(first_ms + i, tag, 0), bench.uuid(first_ms + i, tag, t.position + 1),
+           t.id, t.section_id, t.title, t.position, 'open',
+           CASE WHEN (i + t.position) % 10 = 0 THEN who
+                ELSE 'member' || (i + t.position) % 10 || '@bench.example' END,
+           t.is_essential, t.task_type, t.webhook_enabled, t.custom_elements,
+           to_timestamp((first_ms + i) / 1000.0),
+           CASE WHEN t.position % 2 = 0
+                THEN now() + interval '30 days' + ((i * 7 + t.position) % 1000) * interval '1 minute' END
+    FROM generate_series(0, count - 1) AS i
+    CROSS JOIN template_tasks t
+    WHERE t.team_id = team AND t.template_id = template AND t.position < per_run;
+    GET DIAGNOSTICS written = ROW_COUNT;
+    RETURN written;
+END
 $$;
 
 -- The scheduler rows (issue 21): `count - 1` copies of the schedule `model` (made through the

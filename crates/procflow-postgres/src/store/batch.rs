@@ -94,8 +94,8 @@ async fn read_tasks(
 }
 
 /// `UPDATE run_tasks ... FROM unnest(...)`: the changing columns of many tasks of one run in
-/// one statement whose SQL does not depend on their number (so each connection prepares it
-/// once, as the inserts of `unnest`).
+/// one statement whose SQL does not depend on their number (prepared afresh each time, unlike
+/// the inserts of `unnest`: see `walk_ast`).
 #[derive(Debug, Default)]
 struct UpdateRunTasks {
     team: Uuid,
@@ -143,6 +143,12 @@ impl QueryId for UpdateRunTasks {
 
 impl QueryFragment<Pg> for UpdateRunTasks {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        // Prepared afresh each time, never cached: PostgreSQL plans a cached statement generically
+        // once it has run five times, and Citus cannot route a generic plan of an `UPDATE ...
+        // FROM unnest(...)` by its team bind (not a fast-path query), so that execution ran on
+        // every shard (bench/citus.sh found it, docs/scaling.md). A fresh statement is always
+        // planned with its binds: one shard.
+        out.unsafe_to_cache_prepared();
         out.push_sql(
             "UPDATE run_tasks AS t SET state = u.state, completed_at = u.completed_at, \
              completed_by = u.completed_by, assignee = u.assignee, decision = u.decision, \

@@ -53,6 +53,12 @@ impl QueryId for UpdateFlags {
 
 impl QueryFragment<Pg> for UpdateFlags {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        // Prepared afresh each time, never cached: PostgreSQL plans a cached statement generically
+        // once it has run five times, and Citus cannot route a generic plan of an `UPDATE ...
+        // FROM unnest(...)` by its team bind (not a fast-path query), so that execution ran on
+        // every shard (bench/citus.sh found it, docs/scaling.md). A fresh statement is always
+        // planned with its binds: one shard.
+        out.unsafe_to_cache_prepared();
         out.push_sql(
             "UPDATE run_tasks AS t SET hidden = u.hidden, blocked = u.blocked FROM unnest(",
         );

@@ -12,7 +12,8 @@
 //! keys, users `fuzz` and `other`), and the first
 //! team's `PF_TEMPLATE_ID` (for authoring), `PF_RUN_TEMPLATE_ID` (published, for starting runs),
 //! `PF_RUN_ID`, `PF_TASK_ID`, `PF_RUN_TASK_IDS`, `PF_UNSHARE_RUN_ID`, `PF_SHARED_RUN_ID`,
-//! `PF_SHARED_TASK_ID`, `PF_SHARE_TOKEN`, `PF_WEBHOOK_ID`, `PF_DELIVERY_ID`.
+//! `PF_SHARED_TASK_ID`, `PF_SHARED_ATTACHMENT_ID`, `PF_SHARE_TOKEN`, `PF_WEBHOOK_ID`,
+//! `PF_DELIVERY_ID`.
 
 #![allow(
     clippy::expect_used,
@@ -118,6 +119,14 @@ async fn seed(team: &Remote, receiver: &str) -> Vec<(&'static str, String)> {
             200,
         )
         .await;
+    // A file of the shared task, for the guest's download.
+    let shared_attachment = team
+        .upload(
+            &format!("/api/v1/process-runs/{shared}/tasks/{shared_task}/attachments"),
+            "seeded.txt",
+            b"seeded bytes",
+        )
+        .await;
     let share_url = share["share_url"].as_str().expect("share_url");
     let token = url::Url::parse(share_url)
         .expect("share_url is a URL")
@@ -143,6 +152,7 @@ async fn seed(team: &Remote, receiver: &str) -> Vec<(&'static str, String)> {
         ("PF_UNSHARE_RUN_ID", unshare),
         ("PF_SHARED_RUN_ID", shared),
         ("PF_SHARED_TASK_ID", shared_task),
+        ("PF_SHARED_ATTACHMENT_ID", shared_attachment),
         ("PF_SHARE_TOKEN", token),
         ("PF_WEBHOOK_ID", webhook),
         (

@@ -169,7 +169,8 @@ def before_call(context, case, kwargs):
         # An upload's parts other than `file` are ignored, but each part's name travels in a
         # multipart header, where control and non-ASCII characters cannot be read (400): a
         # limit of the encoding, which the object schema of the body does not say. Positive
-        # cases send the `file` part alone; tests/tests/api/attachments.rs sends other parts.
+        # cases send the `file` part alone (the API's upload and the guest page's alike);
+        # tests/tests/api/attachments.rs sends other parts.
         if case.path.endswith("/attachments") and case.method == "POST" and isinstance(case.body, dict):
             for name in [name for name in case.body if name != "file"]:
                 del case.body[name]

@@ -33,6 +33,24 @@ impl GuestLink {
         )
     }
 
+    /// Where a task's upload form posts.
+    #[must_use]
+    pub fn attachments(&self, task_id: &str) -> String {
+        format!(
+            "/instance/{}/tasks/{task_id}/attachments?token={}",
+            self.run_id, self.token
+        )
+    }
+
+    /// Where the page links an attachment's bytes.
+    #[must_use]
+    pub fn file(&self, attachment_id: &str) -> String {
+        format!(
+            "/instance/{}/attachments/{attachment_id}?token={}",
+            self.run_id, self.token
+        )
+    }
+
     /// Where a task's form posts.
     #[must_use]
     pub fn task(&self, task_id: &str) -> String {
@@ -41,6 +59,26 @@ impl GuestLink {
             self.run_id, self.token
         )
     }
+}
+
+/// The boundary of [`multipart_file`] bodies.
+pub const BOUNDARY: &str = "procflow-guest-boundary-3c9e";
+
+/// The `Content-Type` of [`multipart_file`] bodies.
+pub const MULTIPART: &str = "multipart/form-data; boundary=procflow-guest-boundary-3c9e";
+
+/// A `multipart/form-data` body of one part `file` with this filename, type and bytes, as a
+/// browser sends a file input; its `Content-Type` is `multipart/form-data; boundary=`
+/// [`BOUNDARY`].
+#[must_use]
+pub fn multipart_file(filename: &str, content_type: &str, bytes: &[u8]) -> Vec<u8> {
+    let mut body = format!(
+        "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{filename}\"\r\nContent-Type: {content_type}\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(bytes);
+    body.extend_from_slice(format!("\r\n--{BOUNDARY}--\r\n").as_bytes());
+    body
 }
 
 /// `fields` as a browser encodes a form (`application/x-www-form-urlencoded`).
@@ -76,6 +114,15 @@ impl TestApp {
     /// `GET path` without any key, as a guest's browser asks it.
     pub async fn open_page(&self, path: &str) -> Reply {
         self.call(Method::GET, path).no_key().send().await
+    }
+
+    /// `POST path` of a multipart body ([`multipart_file`]), without any key.
+    pub async fn post_multipart(&self, path: &str, body: Vec<u8>) -> Reply {
+        self.call(Method::POST, path)
+            .no_key()
+            .raw(body, Some(MULTIPART))
+            .send()
+            .await
     }
 
     /// `POST path` of a form, without any key.
@@ -146,12 +193,40 @@ impl Page {
     }
 
     /// A task's form, when the guest may act on it (not its comment form, which every
-    /// visible task has).
+    /// visible task has, nor its upload form).
     #[must_use]
     pub fn form(&self, task_id: &str) -> Option<ElementRef<'_>> {
         self.task(task_id)
-            .select(&select("form:not(.comment-form)"))
+            .select(&select("form:not(.comment-form):not(.upload-form)"))
             .next()
+    }
+
+    /// A task's upload form, when the guest may attach files to it.
+    #[must_use]
+    pub fn upload_form(&self, task_id: &str) -> Option<ElementRef<'_>> {
+        self.task(task_id)
+            .select(&select("form.upload-form"))
+            .next()
+    }
+
+    /// A task's files, oldest first, as (filename, size, uploader, download link).
+    #[must_use]
+    pub fn files(&self, task_id: &str) -> Vec<(String, String, String, String)> {
+        self.task(task_id)
+            .select(&select("li.file"))
+            .map(|file| {
+                let link = file.select(&select("a.file-name")).next();
+                let part = |selector: &str| file.select(&select(selector)).next().map(text);
+                (
+                    link.map(text).unwrap_or_default(),
+                    part(".file-size").unwrap_or_default(),
+                    part(".uploader").unwrap_or_default(),
+                    link.and_then(|a| a.value().attr("href"))
+                        .unwrap_or_default()
+                        .to_owned(),
+                )
+            })
+            .collect()
     }
 
     /// A task's comment form.
@@ -208,11 +283,12 @@ impl Page {
         Some(text(self.one(&format!("#{id}"))))
     }
 
-    /// The buttons of a task's form(s), by their visible text (not its comment form's).
+    /// The buttons of a task's form(s), by their visible text (not its comment form's nor its
+    /// upload form's).
     #[must_use]
     pub fn buttons(&self, task_id: &str) -> Vec<String> {
         self.task(task_id)
-            .select(&select("form:not(.comment-form) button"))
+            .select(&select("form:not(.comment-form):not(.upload-form) button"))
             .map(text)
             .collect()
     }

@@ -19,7 +19,7 @@ mod webhooks;
 
 pub use app::{Call, Instance, Options, TestApp};
 pub use browser::{Browser, Violation};
-pub use guest::{GuestLink, Page, form_body, text};
+pub use guest::{BOUNDARY, GuestLink, MULTIPART, Page, form_body, multipart_file, text};
 pub use mail::{MailWorld, smtp_config, test_clock};
 pub use openapi::{ApiDescription, committed, committed_document, concrete_path, operation_method};
 pub use remote::Remote;

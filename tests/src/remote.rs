@@ -107,6 +107,27 @@ impl Remote {
         value["data"].clone()
     }
 
+    /// Uploads `bytes` as the file `filename` to the attachments `path` (a multipart body of
+    /// one `file` part), which must answer 201; the attachment's id.
+    ///
+    /// # Panics
+    /// On any other answer.
+    pub async fn upload(&self, path: &str, filename: &str, bytes: &[u8]) -> String {
+        let answer = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(&self.key)
+            .header("content-type", crate::MULTIPART)
+            .body(crate::multipart_file(filename, "text/plain", bytes))
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("POST {path}: {e}"));
+        let status = answer.status().as_u16();
+        let body: Value = answer.json().await.unwrap_or(Value::Null);
+        assert_eq!(status, 201, "POST {path}: {body}");
+        body["data"]["id"].as_str().expect("an id").to_owned()
+    }
+
     /// Creates a template from `document` and publishes it; its id.
     pub async fn published_template(&self, document: &Value) -> String {
         let created = self

@@ -22,6 +22,7 @@ mod api {
     pub mod elements;
     pub mod email;
     pub mod errors;
+    pub mod guest_attachments;
     pub mod guest_comments;
     pub mod guest_page;
     pub mod guest_posts;

@@ -8,6 +8,7 @@ mod comments;
 mod dry_run;
 mod guest;
 mod mail;
+mod page_names;
 mod run_links;
 mod runs;
 mod schedules;
@@ -15,7 +16,10 @@ mod sharing;
 mod templates;
 mod webhooks;
 
-pub use attachments::{AttachmentPorts, Attachments, SWEEP_GRACE, Swept, Upload};
+pub use attachments::{
+    AttachmentPorts, Attachments, GUEST_PAGE_ATTACHMENTS, GuestAttachment, GuestFiles, GuestUpload,
+    SWEEP_GRACE, Swept, Upload,
+};
 pub use attempts::{AttemptPorts, Attempts};
 pub use batch::UpdateTasks;
 pub use comments::{

@@ -8,6 +8,7 @@ pub(crate) mod attachments;
 pub(crate) mod comments;
 pub(crate) mod events;
 pub(crate) mod guest;
+pub(crate) mod guest_attachments;
 pub(crate) mod health;
 pub(crate) mod inbox;
 mod operation;
@@ -109,6 +110,8 @@ pub fn operations() -> Vec<Operation> {
         guest::task_page,
         guest::post_comment,
         guest::comments_page,
+        guest_attachments::upload,
+        guest_attachments::download,
     ]
 }
 

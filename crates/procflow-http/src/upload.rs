@@ -15,6 +15,7 @@ use actix_web::http::header;
 use actix_web::web::Payload;
 use async_trait::async_trait;
 use futures_util::StreamExt;
+use procflow_domain::error::DomainError;
 use procflow_domain::ports::files::{ByteSource, SourceError};
 use tokio::sync::mpsc;
 
@@ -45,12 +46,7 @@ pub struct FilePart {
 /// # Errors
 /// As said.
 pub fn check_head(request: &HttpRequest, max_bytes: u64) -> Result<(), ApiError> {
-    let declared = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > max_bytes.saturating_add(ENVELOPE_ALLOWANCE)) {
+    if declared_too_large(request, max_bytes) {
         return Err(too_large(max_bytes));
     }
     if !is_multipart(request.headers()) {
@@ -60,6 +56,18 @@ pub fn check_head(request: &HttpRequest, max_bytes: u64) -> Result<(), ApiError>
         ));
     }
     Ok(())
+}
+
+/// Whether the request's `Content-Length` alone says its file is over `max_bytes` (beyond
+/// the [`ENVELOPE_ALLOWANCE`] of the multipart envelope).
+#[must_use]
+pub fn declared_too_large(request: &HttpRequest, max_bytes: u64) -> bool {
+    request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_some_and(|length| length > max_bytes.saturating_add(ENVELOPE_ALLOWANCE))
 }
 
 /// Whether the request's body is declared `multipart/form-data` (with its boundary).
@@ -190,5 +198,41 @@ impl Pump {
                 return;
             }
         }
+    }
+}
+
+/// Why a streamed upload was not stored.
+#[derive(Debug)]
+pub enum Unstored {
+    /// The file's bytes passed the limit: nothing was stored.
+    TooLarge,
+    /// The use case refused it, or the body failed (a validation error on `file`).
+    Refused(DomainError),
+}
+
+/// Streams the file of `part` into `store` (a use case that reads the [`Received`] source it
+/// is given), cut past `max_bytes`: the part is read on this task while the store writes, one
+/// chunk in flight. The source is dropped as soon as the store is done (a refusal before the
+/// last byte included), which ends the reading; what is left of the body is never read into
+/// memory.
+///
+/// # Errors
+/// [`Unstored::TooLarge`] when the bytes passed the limit, else the use case's refusal.
+pub async fn stream<T, F>(
+    part: FilePart,
+    max_bytes: u64,
+    store: impl FnOnce(Received) -> F,
+) -> Result<T, Unstored>
+where
+    F: Future<Output = Result<T, DomainError>>,
+{
+    let FilePart { parts, field, .. } = part;
+    let (pump, source, over) = channel(field, max_bytes);
+    let (stored, ()) = futures_util::future::join(store(source), pump.run()).await;
+    drop(parts);
+    match stored {
+        Ok(value) => Ok(value),
+        Err(DomainError::Validation(_)) if over.load(Ordering::SeqCst) => Err(Unstored::TooLarge),
+        Err(error) => Err(Unstored::Refused(error)),
     }
 }

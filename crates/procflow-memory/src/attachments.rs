@@ -47,6 +47,24 @@ impl AttachmentStore for InMemoryStore {
         paginate(&found, page, |a| a.id.as_uuid())
     }
 
+    async fn latest_run_attachments(
+        &self,
+        team: TeamId,
+        run: RunId,
+        limit: usize,
+    ) -> DomainResult<Vec<Attachment>> {
+        let state = self.state();
+        let mut found: Vec<Attachment> = state
+            .attachments
+            .iter()
+            .filter(|a| a.team_id == team && a.run_id == run)
+            .cloned()
+            .collect();
+        found.sort_by_key(|a| a.id);
+        let cut = found.len().saturating_sub(limit);
+        Ok(found.split_off(cut))
+    }
+
     async fn get_attachment(&self, team: TeamId, id: AttachmentId) -> DomainResult<Attachment> {
         self.state()
             .attachments

@@ -21,6 +21,7 @@ mod conformance {
     pub mod conditional;
     pub mod dead_letters;
     pub mod env;
+    pub mod guest_attachments;
     pub mod guest_comments;
     pub mod idempotency;
     pub mod inbox;

@@ -140,7 +140,8 @@ pub fn attachments_on(store: &PgStore, files: Arc<dyn FileStore>) -> Attachments
     Attachments::new(AttachmentPorts {
         attachments: shared.clone(),
         files,
-        runs: shared,
+        runs: shared.clone(),
+        teams: shared,
         clock: Arc::new(SystemClock),
         ids: Arc::new(RandomIds),
     })

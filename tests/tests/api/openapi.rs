@@ -93,7 +93,7 @@ async fn every_documented_operation_is_routed_and_other_methods_are_405() {
     let app = TestApp::spawn().await;
     let description = served(&app).await;
     let operations = description.operations();
-    assert_eq!(operations.len(), 51, "{operations:?}");
+    assert_eq!(operations.len(), 53, "{operations:?}");
     for (name, path) in &operations {
         let url = concrete_path(path);
         let mut call = app.call(operation_method(name), &url);
@@ -412,6 +412,54 @@ async fn every_operation_answers_as_documented() {
     let reply = app.call(Method::GET, &comments_path).no_key().send().await;
     api.check("get", guest_comments, &reply);
     reply.assert_status(303);
+    // A task's upload form: attached (303), refused (400, no file), and the file served.
+    let guest_upload = "/instance/{run_id}/tasks/{task_id}/attachments";
+    let upload_path = format!("{page_run}/tasks/{lunch}/attachments?{page_query}");
+    let reply = app
+        .post_multipart(
+            &upload_path,
+            procflow_tests::multipart_file("menu.pdf", "application/pdf", b"%PDF"),
+        )
+        .await;
+    api.check("post", guest_upload, &reply);
+    reply.assert_status(303);
+    let reply = app
+        .post_multipart(
+            &upload_path,
+            procflow_tests::multipart_file("", "application/octet-stream", b""),
+        )
+        .await;
+    api.check("post", guest_upload, &reply);
+    reply.assert_status(400);
+    let menu = app
+        .get(&format!("{runs}/{demo}/tasks/{lunch}/attachments"))
+        .await
+        .list()
+        .0[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let guest_file = "/instance/{run_id}/attachments/{attachment_id}";
+    let reply = app
+        .call(
+            Method::GET,
+            &format!("{page_run}/attachments/{menu}?{page_query}"),
+        )
+        .no_key()
+        .send()
+        .await;
+    api.check("get", guest_file, &reply);
+    reply.assert_status(200);
+    let reply = app
+        .call(
+            Method::GET,
+            &format!("{page_run}/attachments/not-an-id?{page_query}"),
+        )
+        .no_key()
+        .send()
+        .await;
+    api.check("get", guest_file, &reply);
+    reply.assert_status(404);
     let reply = app
         .post(
             &format!("{runs}/{demo}/invite"),

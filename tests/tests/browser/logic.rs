@@ -62,7 +62,7 @@ async fn a_guests_answer_reveals_a_task_and_a_blocked_task_waits_for_its_prerequ
         browser
             .task(&grant)
             .await
-            .find_all(By::Css("form:not(.comment-form) button"))
+            .find_all(By::Css("form:not(.comment-form):not(.upload-form) button"))
             .await
             .unwrap()
             .is_empty(),

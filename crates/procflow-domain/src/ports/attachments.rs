@@ -44,6 +44,19 @@ pub trait AttachmentStore: Send + Sync {
         page: PageRequest,
     ) -> DomainResult<Page<Attachment>>;
 
+    /// The newest `limit` attachments of the run's tasks (every task's, hidden ones' too),
+    /// oldest first (by id): the guest page's file lists, in one read.
+    ///
+    /// # Errors
+    /// Only store failures; a run with no attachments, or none of the team's, answers an empty
+    /// list.
+    async fn latest_run_attachments(
+        &self,
+        team: TeamId,
+        run: RunId,
+        limit: usize,
+    ) -> DomainResult<Vec<Attachment>>;
+
     /// One attachment.
     ///
     /// # Errors

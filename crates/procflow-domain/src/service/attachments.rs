@@ -8,13 +8,16 @@ use crate::attachment::{Attachment, NewAttachment, declared_content_type, displa
 use crate::error::{DomainError, DomainResult};
 use crate::event::{Event, EventPayload};
 use crate::ids::{AttachmentId, EventId, RunId, TaskId, TeamId};
-use crate::ports::files::{ByteSource, FileStore, StorageKey};
-use crate::ports::{AttachmentStore, Clock, IdGenerator, RunStore};
+use crate::ports::files::{ByteSource, FileStore, StorageKey, StoredObject};
+use crate::ports::{AttachmentStore, Clock, IdGenerator, RunStore, TeamStore};
+use crate::run::RunTask;
 use crate::team::Team;
 use crate::values::{Email, Page, PageRequest};
 
+mod guest;
 mod sweep;
 
+pub use guest::{GUEST_PAGE_ATTACHMENTS, GuestAttachment, GuestFiles, GuestUpload};
 pub use sweep::{SWEEP_GRACE, Swept};
 
 /// The adapters [`Attachments`] runs on.
@@ -26,6 +29,8 @@ pub struct AttachmentPorts {
     pub files: Arc<dyn FileStore>,
     /// Runs and tasks: a missing or hidden task is refused before any byte is stored.
     pub runs: Arc<dyn RunStore>,
+    /// Members: the uploaders the guest page names.
+    pub teams: Arc<dyn TeamStore>,
     /// The time.
     pub clock: Arc<dyn Clock>,
     /// Ids.
@@ -79,9 +84,32 @@ impl Attachments {
         // Refused before a byte is read: the answer does not depend on the body.
         let before = self.ports.runs.get_task(team, run, task).await?;
         refuse_hidden(&before)?;
+        let bytes = self.put_bytes(team, body).await?;
+        self.write_row(team, (run, task), bytes, upload, &refuse_hidden)
+            .await
+    }
+
+    /// Stores the bytes of `body` under a new attachment id and a key of ours. When `body`
+    /// fails (the client went away, or it passed a limit) the store keeps nothing.
+    async fn put_bytes(&self, team: TeamId, body: &mut dyn ByteSource) -> DomainResult<Bytes> {
         let id = AttachmentId::from_uuid(self.ports.ids.new_id());
         let key = StorageKey::of_file(team, id.as_uuid());
         let stored = self.ports.files.put(&key, body).await?;
+        Ok(Bytes { id, key, stored })
+    }
+
+    /// Writes the row of stored `bytes` with its event, `decide` checking the task as it is
+    /// under the store's lock. When the row cannot be written the bytes are removed again (and
+    /// the sweep removes them should that fail too).
+    async fn write_row(
+        &self,
+        team: TeamId,
+        (run, task): (RunId, TaskId),
+        bytes: Bytes,
+        upload: Upload,
+        decide: &(dyn Fn(&RunTask) -> DomainResult<()> + Send + Sync),
+    ) -> DomainResult<Attachment> {
+        let Bytes { id, key, stored } = bytes;
         let filename = display_filename(upload.filename.as_deref().unwrap_or_default());
         let content_type = declared_content_type(upload.content_type.as_deref());
         let (clock, ids) = (&*self.ports.clock, &*self.ports.ids);
@@ -89,7 +117,7 @@ impl Attachments {
             .ports
             .attachments
             .add_attachment(team, run, task, &|task| {
-                refuse_hidden(task)?;
+                decide(task)?;
                 let now = clock.now();
                 let attachment = Attachment {
                     id,
@@ -177,7 +205,14 @@ impl Attachments {
     }
 }
 
-fn refuse_hidden(task: &crate::run::RunTask) -> DomainResult<()> {
+/// Bytes stored for an attachment whose row is not written yet.
+struct Bytes {
+    id: AttachmentId,
+    key: StorageKey,
+    stored: StoredObject,
+}
+
+fn refuse_hidden(task: &RunTask) -> DomainResult<()> {
     if task.hidden {
         return Err(DomainError::TaskHidden {
             task: task.name(),

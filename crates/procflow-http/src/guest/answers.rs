@@ -111,13 +111,18 @@ pub(crate) async fn refused_post(
         Ok(threads) => threads,
         Err(error) => return refusal(error, Some(link.at_task(task))),
     };
+    let files = match state.attachments().guest_files(&shared).await {
+        Ok(files) => files,
+        Err(error) => return refusal(error, Some(link.at_task(task))),
+    };
     let posted = Posted {
         task,
         form: posted,
         errors,
     };
     let page = PageView::new(&shared, &link, state.procflow().now(), Some(&posted))
-        .with_comments(&threads, None);
+        .with_comments(&threads, None)
+        .with_attachments(&files, state.config.upload_max_bytes);
     html(StatusCode::BAD_REQUEST, &page)
 }
 
@@ -149,10 +154,29 @@ pub(crate) async fn refused_comment(
         Ok(threads) => threads,
         Err(error) => return refusal(error, Some(link.at_task(task))),
     };
+    let files = match state.attachments().guest_files(&shared).await {
+        Ok(files) => files,
+        Err(error) => return refusal(error, Some(link.at_task(task))),
+    };
     let draft = CommentDraft { task, text, error };
     let page = PageView::new(&shared, &link, state.procflow().now(), None)
-        .with_comments(&threads, Some(&draft));
+        .with_comments(&threads, Some(&draft))
+        .with_attachments(&files, state.config.upload_max_bytes);
     html(StatusCode::BAD_REQUEST, &page)
+}
+
+/// The page for an upload refused before it reached the use case: no file (400), over the
+/// size limit (413, with the limit), or a body the transport ended (408); `back` links to the
+/// task.
+pub(crate) fn refused_upload(status: StatusCode, max_bytes: u64, back: String) -> HttpResponse {
+    let message = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            Message::file_too_large(&super::page::human_size(max_bytes), Some(back))
+        }
+        StatusCode::BAD_REQUEST => Message::no_file(Some(back)),
+        _ => Message::unreadable(Some(back)),
+    };
+    html(status, &message)
 }
 
 /// The page for an unreadable body (415, 413 or 400) with a link back.

@@ -116,6 +116,25 @@ impl Message {
         )
     }
 
+    /// An upload without a file (the file input left empty) or whose file part cannot be read.
+    pub(crate) fn no_file(back: Option<String>) -> Self {
+        Self::new(
+            "No file was received",
+            &["Choose a file with the file input, then press Attach. Nothing was attached."],
+            back,
+        )
+    }
+
+    /// An upload over the size limit; `max` is the limit as a person reads it.
+    pub(crate) fn file_too_large(max: &str, back: Option<String>) -> Self {
+        let mut message = Self::new("This file is too large", &[], back);
+        message.paragraphs = vec![
+            format!("Files of up to {max} can be attached. Nothing was attached."),
+            "Send a smaller file, or split it in parts.".to_owned(),
+        ];
+        message
+    }
+
     /// Over the post limits.
     pub(crate) fn too_many(back: Option<String>) -> Self {
         Self::new(

@@ -3,15 +3,18 @@
 //! guest may act on. Tasks hidden by a rule are not shown (nor counted); a blocked task says
 //! what it waits for, as the run stored it with its last change.
 
+mod attachments;
 mod comments;
 mod task;
 
 use askama::Template;
 use procflow_domain::guest::FieldError;
 use procflow_domain::ids::{CommentId, RunId, TaskId};
-use procflow_domain::service::{GuestThreads, SharedRun};
+use procflow_domain::service::{GuestFiles, GuestThreads, SharedRun};
 use time::OffsetDateTime;
 
+use self::attachments::AttachmentView;
+pub(crate) use self::attachments::human_size;
 use self::comments::CommentView;
 use self::task::TaskView;
 use super::fields::Kind;
@@ -56,6 +59,12 @@ impl Link {
         }
     }
 
+    /// Links from the answer to a file uploaded to a task (its address is as deep as a
+    /// comment's).
+    pub(crate) fn from_upload(run: RunId, token: &str) -> Self {
+        Self::from_comment(run, token)
+    }
+
     /// The run's page.
     pub(crate) fn page(&self) -> String {
         format!("{}{}?token={}", self.root, self.run, self.token)
@@ -98,6 +107,10 @@ pub(crate) struct PageView<'a> {
     token: &'a str,
     /// Whether the page shows only the newest comments of the run.
     comments_truncated: bool,
+    /// Whether the page lists only the newest attachments of the run.
+    attachments_truncated: bool,
+    /// The largest file an upload form takes, as a person reads it.
+    upload_max: String,
 }
 
 /// One refusal in the summary at the top, linking to its field.
@@ -171,7 +184,21 @@ impl<'a> PageView<'a> {
             run: link.run,
             token: &link.token,
             comments_truncated: false,
+            attachments_truncated: false,
+            upload_max: String::new(),
         }
+    }
+
+    /// The page with each visible task's files, and an upload form (files up to `max_bytes`)
+    /// on each task the guest may act on.
+    #[must_use]
+    pub(crate) fn with_attachments(mut self, files: &'a GuestFiles, max_bytes: u64) -> Self {
+        self.attachments_truncated = files.truncated;
+        self.upload_max = human_size(max_bytes);
+        for task in self.sections.iter_mut().flat_map(|s| s.tasks.iter_mut()) {
+            task.attachments = files.of_task(task.id).map(AttachmentView::new).collect();
+        }
+        self
     }
 
     /// The page with each visible task's thread, and `draft` shown again beside its task's

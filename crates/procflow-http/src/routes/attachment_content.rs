@@ -74,7 +74,9 @@ fn body(
     })
 }
 
-fn respond(attachment: &Attachment, source: Box<dyn ByteSource>) -> HttpResponse {
+/// The attachment's bytes with the headers of API contract 14.2: the one place that decides
+/// them, for the API's download and the guest page's.
+pub(crate) fn respond(attachment: &Attachment, source: Box<dyn ByteSource>) -> HttpResponse {
     let mut response = HttpResponse::Ok();
     response
         .insert_header((header::CONTENT_TYPE, served_type(&attachment.content_type)))

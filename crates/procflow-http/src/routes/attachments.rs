@@ -1,12 +1,9 @@
 //! `/api/v1/process-runs/{id}/tasks/{task_id}/attachments` and `/api/v1/attachments/{id}`
 //! (API contract 14.2): files attached to a task. Every id is the caller team's.
 
-use std::sync::atomic::Ordering;
-
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use procflow_domain::actor::Actor;
-use procflow_domain::error::DomainError;
 use procflow_domain::service::Upload;
 
 use crate::AppState;
@@ -52,33 +49,28 @@ pub async fn upload(
     let max = state.config.upload_max_bytes;
     upload::check_head(&request, max)?;
     let (run, task) = (params::run_id(&path.0)?, params::task_id(&path.1)?);
-    let part = upload::file_part(&request, payload).await?;
+    let mut part = upload::file_part(&request, payload).await?;
     let details = Upload {
-        filename: part.filename,
-        content_type: part.content_type,
+        filename: part.filename.take(),
+        content_type: part.content_type.take(),
         uploaded_by: Actor::Api,
         uploader_email: None,
     };
-    let (pump, mut source, over) = upload::channel(part.field, max);
     let attachments = state.attachments();
-    // The store reads what the pump forwards, on this task. The source is dropped as soon as
-    // the store is done (a refusal before the last byte included), which ends the pump.
-    let storing = async move {
+    let team = &caller.team;
+    let stored = upload::stream(part, max, |mut source| async move {
         attachments
-            .upload(&caller.team, run, task, details, &mut source)
+            .upload(team, run, task, details, &mut source)
             .await
-    };
-    let (stored, ()) = futures_util::future::join(storing, pump.run()).await;
-    drop(part.parts);
+    })
+    .await;
     match stored {
         Ok(attachment) => Ok(views::with_status(
             StatusCode::CREATED,
             AttachmentView::from(&attachment),
         )),
-        Err(DomainError::Validation(_)) if over.load(Ordering::SeqCst) => {
-            Err(upload::too_large(max))
-        }
-        Err(error) => Err(error.into()),
+        Err(upload::Unstored::TooLarge) => Err(upload::too_large(max)),
+        Err(upload::Unstored::Refused(error)) => Err(error.into()),
     }
 }
 

@@ -21,7 +21,7 @@ use crate::guest::{self, Link, PageView};
     tag = "guest",
     operation_id = "guestPage",
     summary = "The shared run, for a guest",
-    description = "An HTML page (no JavaScript) of the run's title, status, progress, sections and tasks, with a form on each task the guest may act on (unassigned, or assigned to the invited email), and on every visible task its comments (oldest first) and a comment form. Opening it records the guest's first engagement.",
+    description = "An HTML page (no JavaScript) of the run's title, status, progress, sections and tasks, with a form on each task the guest may act on (unassigned, or assigned to the invited email), and on every visible task its files and comments (oldest first) and a comment form; the tasks the guest may act on have an upload form of their own. Opening it records the guest's first engagement.",
     params(
         ("run_id" = String, Path, description = "The run's id"),
         ("token" = String, Query, description = "The share token of the link"),
@@ -53,8 +53,13 @@ pub async fn page(
                 Ok(threads) => threads,
                 Err(error) => return guest::refusal(error, None),
             };
+            let files = match state.attachments().guest_files(&shared).await {
+                Ok(files) => files,
+                Err(error) => return guest::refusal(error, None),
+            };
             let page = PageView::new(&shared, &link, state.procflow().now(), None)
-                .with_comments(&threads, None);
+                .with_comments(&threads, None)
+                .with_attachments(&files, state.config.upload_max_bytes);
             guest::html(StatusCode::OK, &page)
         }
         Err(error) => guest::refusal(error, None),
@@ -302,18 +307,7 @@ async fn admitted_body(
     (run, token, task): (RunId, &ShareToken, TaskId),
     link: &Link,
 ) -> Result<Vec<u8>, HttpResponse> {
-    let client = request.peer_addr().map(|address| address.ip());
-    match guest::admit_post(state, run, token, client).await {
-        Ok(decision) if decision.allowed => {}
-        Ok(decision) => {
-            return Err(guest::too_many(
-                &decision,
-                state.procflow().now(),
-                link.at_task(task),
-            ));
-        }
-        Err(error) => return Err(guest::refusal(error, None)),
-    }
+    admit(state, request, (run, token, task), link).await?;
     if !is_form(request) {
         return Err(guest::unreadable(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -328,6 +322,26 @@ async fn admitted_body(
                 crate::transport::body_fault(request).map_or(status, |fault| fault.status());
             guest::unreadable(status, link.at_task(task))
         })
+}
+
+/// Counts one guest post against the post limits of the run and of the client address; `Err`
+/// is the 429 page (or the refusal of a store that failed), pointing back at the task.
+pub(super) async fn admit(
+    state: &AppState,
+    request: &HttpRequest,
+    (run, token, task): (RunId, &ShareToken, TaskId),
+    link: &Link,
+) -> Result<(), HttpResponse> {
+    let client = request.peer_addr().map(|address| address.ip());
+    match guest::admit_post(state, run, token, client).await {
+        Ok(decision) if decision.allowed => Ok(()),
+        Ok(decision) => Err(guest::too_many(
+            &decision,
+            state.procflow().now(),
+            link.at_task(task),
+        )),
+        Err(error) => Err(guest::refusal(error, None)),
+    }
 }
 
 /// Whether the body is declared a web form (`application/x-www-form-urlencoded`, any

@@ -107,6 +107,30 @@ impl AttachmentStore for PgStore {
         Ok(Page::from_fetched(found, page.limit, |a| a.id.as_uuid()))
     }
 
+    async fn latest_run_attachments(
+        &self,
+        team: TeamId,
+        run: RunId,
+        limit: usize,
+    ) -> DomainResult<Vec<Attachment>> {
+        let mut conn = self.conn().await?;
+        // Newest first through the index of a task's files (team, run, ...), then turned
+        // oldest first.
+        let rows: Vec<AttachmentRow> = task_attachments::table
+            .filter(task_attachments::team_id.eq(team.as_uuid()))
+            .filter(task_attachments::run_id.eq(run.as_uuid()))
+            .order(task_attachments::id.desc())
+            .limit(i64::try_from(limit).unwrap_or(i64::MAX))
+            .select(AttachmentRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(db_error)?;
+        rows.into_iter()
+            .rev()
+            .map(AttachmentRow::into_domain)
+            .collect()
+    }
+
     async fn get_attachment(&self, team: TeamId, id: AttachmentId) -> DomainResult<Attachment> {
         let conn = self.conn().await?;
         find(&conn, team, &[id.as_uuid()])

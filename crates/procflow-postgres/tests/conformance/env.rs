@@ -231,6 +231,7 @@ impl Env {
             attachments: store.clone(),
             files: files.clone(),
             runs: store.clone(),
+            teams: store.clone(),
             clock: clock.clone(),
             ids: ids.clone(),
         });

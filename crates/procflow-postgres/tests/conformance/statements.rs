@@ -229,7 +229,12 @@ async fn the_guest_page_of_a_run_of_500_tasks_is_read_in_three_statements() {
         .await
         .unwrap();
     let (read, count) = statements(&env, env.procflow.open_shared_run(run.id, &shared.token)).await;
-    assert_eq!(read.unwrap().tasks.len(), 500);
+    let read = read.unwrap();
+    assert_eq!(read.tasks.len(), 500);
     // The run with its share, its sections, its tasks: sent together, one round trip.
     assert_eq!(count, 3);
+    // Its files, whatever the number of tasks: one statement (no member to name).
+    let (files, count) = statements(&env, env.attachments.guest_files(&read)).await;
+    assert!(files.unwrap().attachments.is_empty());
+    assert_eq!(count, 1);
 }

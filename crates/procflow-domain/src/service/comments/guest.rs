@@ -1,14 +1,13 @@
 //! Comments on the guest page (API contract 14.1, 7.1): the guest writes through the share
 //! link, and reads each visible task's thread with its authors named as the page shows them.
 
-use std::collections::HashMap;
-
 use super::{Author, Comments};
 use crate::actor::Actor;
 use crate::comment::{Comment, comment_text};
 use crate::error::DomainResult;
-use crate::ids::{RunId, TaskId, UserId};
+use crate::ids::{RunId, TaskId};
 use crate::service::SharedRun;
+use crate::service::page_names::{member_names, shown_name};
 use crate::values::ShareToken;
 
 /// The most comments of one run the guest page shows: the newest ones.
@@ -113,30 +112,12 @@ impl Comments {
                 .iter()
                 .any(|task| task.id == comment.task_id && !task.hidden)
         });
-        let mut names: HashMap<UserId, Option<String>> = HashMap::new();
-        for user in comments.iter().filter_map(|c| c.author.user()) {
-            if let std::collections::hash_map::Entry::Vacant(slot) = names.entry(user) {
-                let member = self.ports.teams.find_member(team, user).await?;
-                slot.insert(
-                    member
-                        .and_then(|m| m.name)
-                        .filter(|name| !name.trim().is_empty()),
-                );
-            }
-        }
+        let names =
+            member_names(&*self.ports.teams, team, comments.iter().map(|c| c.author)).await?;
         let comments = comments
             .into_iter()
             .map(|comment| {
-                let author = match comment.author {
-                    Actor::Guest => "Guest".to_owned(),
-                    Actor::Api => "API".to_owned(),
-                    Actor::User(user) => names
-                        .get(&user)
-                        .cloned()
-                        .flatten()
-                        .or_else(|| comment.author_email.as_ref().map(ToString::to_string))
-                        .unwrap_or_else(|| "A team member".to_owned()),
-                };
+                let author = shown_name(comment.author, comment.author_email.as_ref(), &names);
                 GuestComment { comment, author }
             })
             .collect();

@@ -11,6 +11,7 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
 
+use super::attachments::AttachmentView;
 use super::comments::CommentView;
 use super::{Posted, Problem};
 use crate::guest::fields::{self, FieldView};
@@ -51,6 +52,10 @@ pub(super) struct TaskView<'a> {
     /// A refused comment's text, shown again in the comment form, and why it was refused.
     pub(super) draft: &'a str,
     pub(super) draft_error: Option<String>,
+    /// Its files, oldest first (filled by `PageView::with_attachments`).
+    pub(super) attachments: Vec<AttachmentView<'a>>,
+    /// Whether it takes the guest's upload: the rule of its form (`SharedRun::may_act`).
+    pub(super) can_upload: bool,
 }
 
 pub(super) struct Due {
@@ -152,6 +157,8 @@ impl<'a> TaskView<'a> {
             comments: Vec::new(),
             draft: "",
             draft_error: None,
+            attachments: Vec::new(),
+            can_upload: shared.may_act(task),
         }
     }
 

@@ -67,8 +67,12 @@ async fn every_task_of_the_run_is_on_the_page_once() {
     for task in &shared.tasks {
         assert_eq!(html.matches(&format!("id=\"task-{}\"", task.id)).count(), 1);
     }
-    // A form per task, and a comment form per task.
-    assert_eq!(html.matches("<form ").count(), 6);
+    // A form per task, a comment form per task, and an upload form per task (each the
+    // guest's: unassigned).
+    assert_eq!(html.matches("<form ").count(), 9);
     assert_eq!(html.matches("class=\"comment-form\"").count(), 3);
-    assert_eq!(html.matches("<input ").count(), 9);
+    assert_eq!(html.matches("class=\"upload-form\"").count(), 3);
+    assert_eq!(html.matches("enctype=\"multipart/form-data\"").count(), 3);
+    assert_eq!(html.matches("<input ").count(), 12);
+    assert_eq!(html.matches("<input type=\"file\"").count(), 3);
 }

@@ -33,6 +33,11 @@
 #   BENCH_INBOX_TASKS  tasks per seeded run for the inbox rows (default 5)
 #   BENCH_SCHEDULES    schedules due in the same minute (default 10000)
 #   BENCH_SCHEDULER_INTERVAL  the scheduler worker's PROCFLOW_SCHEDULER_INTERVAL (default 1s)
+#   BENCH_ONLY=files   only the attachment rows (bench/files.sh: a 10 MiB file up and down beside
+#                      a plain file server, the memory of 8 concurrent 25 MiB uploads), on the
+#                      teams, templates and keys alone (no seeded runs): about a minute after the
+#                      build
+#   BENCH_FILES_REPS   repetitions of each transfer of the attachment rows (default 5)
 #   PROCFLOW_PG_BIN    directory of initdb/pg_ctl/pgbench (default: the highest
 #                      /usr/lib/postgresql/*/bin)
 #   CARGO              cargo command (default cargo)
@@ -70,6 +75,8 @@ source "$BENCH/logic.sh"
 source "$BENCH/inbox.sh"
 # shellcheck source=bench/scheduler.sh
 source "$BENCH/scheduler.sh"
+# shellcheck source=bench/files.sh
+source "$BENCH/files.sh"
 
 STARTED=$(date +%s)
 OUT_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
@@ -402,6 +409,17 @@ main() {
     cat "$REPORT"
     return
   fi
+  if [ "${BENCH_ONLY:-}" = files ]; then
+    files_scenario
+    { echo "## procflow bench, attachments only (BENCH_ONLY=files), $(date -u '+%Y-%m-%d %H:%M UTC')"
+      echo
+      echo "$(nproc) cores, load average at the end $(cut -d' ' -f1-3 /proc/loadavg); $BUILD_NOTE; $(server_tuning)."
+      files_report; } >"$REPORT"
+    say "report written to ${REPORT#"$ROOT"/}"
+    echo
+    cat "$REPORT"
+    return
+  fi
 
   # Run ids of the seeded pools: pool `tag` holds run i at millisecond base + i (see seed.sql).
   BASE_MS=$(sql -c "SELECT bench.ms(now() - interval '40 days')")
@@ -560,6 +578,7 @@ main() {
   webhook_scenarios
   inbox_scenario
   scheduler_scenario
+  files_scenario
   report
 }
 
@@ -686,6 +705,7 @@ report() {
     webhook_report
     inbox_report
     scheduler_report
+    files_report
     citus_report
   } >"$REPORT"
   say "report written to ${REPORT#"$ROOT"/}"

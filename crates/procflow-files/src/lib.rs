@@ -7,12 +7,13 @@
 #![deny(missing_docs)]
 
 mod s3;
+mod staged;
 mod storage_url;
 
 pub use s3::{S3Credentials, S3Settings};
 pub use storage_url::{OpenError, StorageUrl, StorageUrlError, open};
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -37,6 +38,9 @@ pub struct ObjectFiles {
     store: Arc<dyn ObjectStore>,
     /// The size of the parts an upload is sent in (but the last).
     part_bytes: usize,
+    /// The directory of a local store, whose staged uploads the sweep walks; `None` for a
+    /// bucket (its incomplete uploads expire by its lifecycle rule).
+    local_root: Option<PathBuf>,
 }
 
 impl ObjectFiles {
@@ -52,6 +56,7 @@ impl ObjectFiles {
         Ok(Self {
             store: Arc::new(store),
             part_bytes: LOCAL_PART_BYTES,
+            local_root: Some(root.to_path_buf()),
         })
     }
 }
@@ -172,5 +177,22 @@ impl FileStore for ObjectFiles {
             found.push(ListedObject { key, written_at });
         }
         Ok(found)
+    }
+
+    async fn remove_abandoned_uploads(
+        &self,
+        before: time::OffsetDateTime,
+    ) -> DomainResult<Vec<String>> {
+        let Some(root) = self.local_root.clone() else {
+            return Ok(Vec::new());
+        };
+        let before = std::time::SystemTime::from(before);
+        tokio::task::spawn_blocking(move || staged::remove_staged(&root, before))
+            .await
+            .map_err(|e| StoreError::Other(format!("file store: the sweep stopped: {e}")))?
+            .map_err(|e| {
+                tracing::warn!(error = %e, "file store failure");
+                StoreError::Other(format!("file store: {e}")).into()
+            })
     }
 }

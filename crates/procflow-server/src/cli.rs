@@ -74,7 +74,8 @@ pub struct GlobalArgs {
 pub enum Command {
     /// Serve the API and the guest pages, and deliver webhooks, until SIGTERM (graceful) or Ctrl-C
     Serve(ServeArgs),
-    /// Deliver webhooks only (no API), until SIGTERM (graceful) or Ctrl-C
+    /// Deliver webhooks only (no API), until SIGTERM (graceful) or Ctrl-C; also sweeps the
+    /// attachment bytes that no row names
     Worker(WorkerCommand),
     /// Apply pending database migrations; prints {"applied": the versions applied}
     Migrate,
@@ -277,9 +278,25 @@ pub struct WorkerCommand {
         value_parser = clap::value_parser!(u16).range(1..)
     )]
     pub db_pool_size: u16,
+    /// Where attachments' bytes are stored, as for `procflow serve`: the worker sweeps the
+    /// bytes no row names there [default: .data/files under the working directory]
+    #[arg(long, env = "PROCFLOW_STORAGE_URL", value_name = "URL")]
+    pub storage_url: Option<crate::storage::StorageSetting>,
     /// How webhooks are delivered.
     #[command(flatten)]
     pub delivery: WorkerArgs,
+}
+
+impl WorkerCommand {
+    /// The storage it sweeps: `--storage-url`, else `procflow serve`'s default.
+    #[must_use]
+    pub fn storage_url(&self) -> crate::storage::StorageUrl {
+        self.storage_url
+            .as_ref()
+            .map_or_else(crate::storage::default_local, |setting| {
+                (*setting.0).clone()
+            })
+    }
 }
 
 /// `procflow admin`.
@@ -788,6 +805,26 @@ mod tests {
                 "{bad:?} should be refused"
             );
         }
+    }
+
+    #[test]
+    fn the_worker_takes_the_storage_setting_of_serve() {
+        let worker = |args: &[&str]| {
+            let argv = ["procflow", "worker"].iter().chain(args);
+            match Cli::try_parse_from(argv).unwrap().command {
+                Command::Worker(worker) => worker.storage_url(),
+                other => panic!("not worker: {other:?}"),
+            }
+        };
+        assert_eq!(
+            worker(&["--storage-url", "file:///var/lib/procflow/files"]),
+            crate::storage::local(std::path::Path::new("/var/lib/procflow/files"))
+        );
+        assert_eq!(worker(&[]), crate::storage::default_local());
+        assert!(
+            Cli::try_parse_from(["procflow", "worker", "--storage-url", "/var/lib"]).is_err(),
+            "read as strictly as serve's"
+        );
     }
 
     #[test]

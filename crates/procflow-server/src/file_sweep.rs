@@ -1,8 +1,9 @@
 //! The sweep of attachment bytes that no row names (API contract 14.2), beside the worker of
-//! `procflow serve`: every [`INTERVAL`] it removes the objects under `teams/*/files/` older
-//! than [`SWEEP_GRACE`](procflow_domain::service::SWEEP_GRACE) whose row never committed (or
-//! whose deletion could not remove them). Several instances may sweep at once: a removal of
-//! what is already gone is no error.
+//! `procflow serve` and of `procflow worker`: at start and every [`INTERVAL`] it removes the
+//! objects under `teams/*/files/` older than
+//! [`SWEEP_GRACE`](procflow_domain::service::SWEEP_GRACE) whose row never committed (or whose
+//! deletion could not remove them), and what uploads killed midway left in a local directory.
+//! Several instances may sweep at once: a removal of what is already gone is no error.
 
 use std::time::Duration;
 
@@ -28,9 +29,13 @@ async fn sweep(attachments: &Attachments) {
             for key in &swept.removed {
                 tracing::info!(storage.key = %key, "removed attachment bytes that no row names");
             }
+            for staged in &swept.abandoned {
+                tracing::info!(storage.path = %staged, "removed what an upload that never ended left");
+            }
             tracing::debug!(
                 objects = swept.seen,
                 removed = swept.removed.len(),
+                abandoned = swept.abandoned.len(),
                 "attachment sweep done"
             );
         }

@@ -140,8 +140,9 @@ async fn serve(database_url: DatabaseUrl, args: ServeArgs) -> ExitCode {
     }
 }
 
-/// `procflow worker`: delivers webhooks until SIGTERM or Ctrl-C, serving `/metrics` and
-/// `/healthz` on its bind address; then finishes or gives back what it holds and exits 0.
+/// `procflow worker`: delivers webhooks (and sweeps attachment bytes no row names) until
+/// SIGTERM or Ctrl-C, serving `/metrics` and `/healthz` on its bind address; then finishes or
+/// gives back what it holds and exits 0.
 async fn worker(database_url: DatabaseUrl, args: cli::WorkerCommand) -> ExitCode {
     telemetry::init_metrics();
     procflow_notify::install_tls();
@@ -162,14 +163,31 @@ async fn worker(database_url: DatabaseUrl, args: cli::WorkerCommand) -> ExitCode
             return ExitCode::FAILURE;
         }
     };
+    let storage_url = args.storage_url();
+    let files = match storage::open(&storage_url) {
+        Ok(files) => files,
+        Err(error) => {
+            tracing::error!(%error, "cannot start the worker");
+            return ExitCode::FAILURE;
+        }
+    };
     let running = worker::operator_server(listener, store.clone()).and_then(|server| {
         let delivering = worker::spawn_worker(&store, &args.delivery.settings())
             .map_err(std::io::Error::other)?;
-        Ok(app::Running::new(server, Some(delivering)))
+        let sweep = file_sweep::spawn(app::attachments_on(&store, files), file_sweep::INTERVAL);
+        Ok(app::Running::with_sweep(
+            server,
+            Some(delivering),
+            Some(sweep),
+        ))
     });
     match running {
         Ok(running) => {
-            tracing::info!(metrics = %worker::describe(args.bind), "procflow worker is running");
+            tracing::info!(
+                metrics = %worker::describe(args.bind),
+                storage = %storage_url,
+                "procflow worker is running"
+            );
             match running.await {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {

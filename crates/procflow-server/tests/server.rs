@@ -10,6 +10,7 @@
 mod server {
     pub mod admin;
     pub mod binary;
+    pub mod files;
     pub mod flood;
     pub mod keys;
     pub mod logs;

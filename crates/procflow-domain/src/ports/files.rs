@@ -138,4 +138,20 @@ pub trait FileStore: Send + Sync {
     /// # Errors
     /// Store failures.
     async fn list(&self, prefix: &str) -> DomainResult<Vec<ListedObject>>;
+
+    /// Removes what uploads that never ended left behind, last written before `before`: a
+    /// process killed mid-upload cannot abort its own (on disk, a staged file `<key>#<n>`).
+    /// Returns what it removed, for the log. A store whose unfinished uploads are invisible
+    /// (a failed one leaves nothing) or expire on their own (a bucket's lifecycle rule) keeps
+    /// this default, which removes nothing.
+    ///
+    /// # Errors
+    /// Store failures.
+    async fn remove_abandoned_uploads(
+        &self,
+        before: time::OffsetDateTime,
+    ) -> DomainResult<Vec<String>> {
+        let _ = before;
+        Ok(Vec::new())
+    }
 }

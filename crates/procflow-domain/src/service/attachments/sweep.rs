@@ -1,7 +1,9 @@
 //! The sweep of stored bytes that no attachment row names: an upload whose row never
 //! committed (the process died between the two, or the write failed and so did the removal),
-//! or a deletion whose removal of the bytes failed. Bytes younger than [`SWEEP_GRACE`] are
-//! left alone: their row may be about to commit.
+//! or a deletion whose removal of the bytes failed; and what uploads killed midway left (a
+//! staged file on disk). Bytes younger than [`SWEEP_GRACE`] are left alone: their row may be
+//! about to commit, or their upload still be arriving (a request body has at most an hour,
+//! `PROCFLOW_REQUEST_BODY_TIMEOUT`'s ceiling, and every part written renews the staged file).
 
 use std::collections::HashMap;
 
@@ -22,6 +24,9 @@ pub struct Swept {
     pub seen: usize,
     /// Objects removed: older than the grace, and no row names them.
     pub removed: Vec<StorageKey>,
+    /// What uploads that never ended left, older than the grace, removed (as the store names
+    /// it: a staged file's path under the store).
+    pub abandoned: Vec<String>,
 }
 
 /// The team and attachment a key of [`StorageKey::of_file`] names, if it is one.
@@ -43,7 +48,8 @@ fn parse_key(key: &StorageKey) -> Option<(TeamId, AttachmentId)> {
 
 impl Attachments {
     /// Removes the attachment bytes older than [`SWEEP_GRACE`] (by the clock) that no row
-    /// names. Objects under `teams/` that are not attachment bytes are left alone.
+    /// names, then what uploads that never ended left as old. Objects under `teams/` that are
+    /// not attachment bytes are left alone.
     ///
     /// # Errors
     /// Store failures; what was removed before one stays removed.
@@ -52,7 +58,7 @@ impl Attachments {
         let objects = self.ports.files.list("teams").await?;
         let mut swept = Swept {
             seen: objects.len(),
-            removed: Vec::new(),
+            ..Swept::default()
         };
         let mut by_team: HashMap<TeamId, Vec<(AttachmentId, StorageKey)>> = HashMap::new();
         for object in objects {
@@ -75,6 +81,7 @@ impl Attachments {
                 }
             }
         }
+        swept.abandoned = self.ports.files.remove_abandoned_uploads(cutoff).await?;
         Ok(swept)
     }
 }

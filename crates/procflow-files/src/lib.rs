@@ -6,6 +6,7 @@
 
 #![deny(missing_docs)]
 
+mod local_read;
 mod s3;
 mod staged;
 mod storage_url;
@@ -106,7 +107,9 @@ impl FileStore for ObjectFiles {
             .map_err(|e| store_failure(&e))?;
         let mut hash = Sha256::new();
         let mut size: u64 = 0;
-        let mut part: Vec<u8> = Vec::new();
+        // Each part's buffer is reserved whole: grown chunk by chunk it was copied again at
+        // every doubling.
+        let mut part: Vec<u8> = Vec::with_capacity(self.part_bytes);
         let outcome: DomainResult<()> = async {
             loop {
                 let chunk = body.next_chunk().await.map_err(|e| {
@@ -119,9 +122,13 @@ impl FileStore for ObjectFiles {
                     part.extend_from_slice(&chunk);
                 }
                 if part.len() >= self.part_bytes || (end && !part.is_empty()) {
-                    let payload = PutPayload::from(std::mem::take(&mut part));
+                    let full = if end {
+                        std::mem::take(&mut part)
+                    } else {
+                        std::mem::replace(&mut part, Vec::with_capacity(self.part_bytes))
+                    };
                     upload
-                        .put_part(payload)
+                        .put_part(PutPayload::from(full))
                         .await
                         .map_err(|e| store_failure(&e))?;
                 }
@@ -151,7 +158,12 @@ impl FileStore for ObjectFiles {
 
     async fn get(&self, key: &StorageKey) -> DomainResult<Box<dyn ByteSource>> {
         let found = self.store.get(&path(key)).await.map_err(|e| failure(&e))?;
-        Ok(Box::new(Reading(found.into_stream())))
+        match found.payload {
+            object_store::GetResultPayload::File(file, _) => {
+                Ok(Box::new(local_read::FileReading::new(file, found.range)))
+            }
+            object_store::GetResultPayload::Stream(stream) => Ok(Box::new(Reading(stream))),
+        }
     }
 
     async fn delete(&self, key: &StorageKey) -> DomainResult<()> {

@@ -36,6 +36,7 @@ mod conformance {
     pub mod run_links;
     pub mod runs;
     pub mod schedules;
+    pub mod schedules_plan;
     pub mod share_links;
     pub mod sharing;
     pub mod statements;

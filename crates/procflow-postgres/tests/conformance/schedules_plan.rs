@@ -9,7 +9,6 @@ use diesel::QueryableByName;
 use diesel::sql_types::Text;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use procflow_domain::ids::ScheduleId;
-use procflow_domain::ports::ScheduleStore;
 use procflow_domain::schedule::{Recurrence, Schedule, ScheduledRun, Timezone};
 use uuid::Uuid;
 

@@ -24,6 +24,6 @@ pub(crate) use comment::{comment_message, read_comment};
 pub(crate) use form::read_form;
 pub(crate) use limit::admit_post;
 pub(crate) use page::{Link, PageView};
-pub(crate) use respond::{html, query_token};
+pub(crate) use respond::{address, html, query_token};
 pub(crate) use start::{StartEntries, StartPage};
 pub(crate) use start_post::{StartForm, admit_start, read_start_form};

@@ -98,7 +98,7 @@ impl Tick {
 /// A run of a large template costs a few milliseconds of PostgreSQL's time and as much again
 /// of waiting on it: settled one after the other, 10,000 schedules due in the same minute
 /// would not all start within it (issue "Runs that start themselves").
-pub const DEFAULT_PARALLEL: usize = 4;
+const DEFAULT_PARALLEL: usize = 4;
 
 /// The schedules service: the API's use cases and the scheduler.
 #[derive(Clone)]
@@ -109,8 +109,8 @@ pub struct Schedules {
 }
 
 impl Schedules {
-    /// A service over the run use cases and a schedule store, whose ticks settle
-    /// [`DEFAULT_PARALLEL`] occurrences at once.
+    /// A service over the run use cases and a schedule store, whose ticks settle four
+    /// occurrences at once ([`Self::with_parallel`] changes it).
     #[must_use]
     pub fn new(procflow: Procflow, store: Arc<dyn ScheduleStore>) -> Self {
         Self {

@@ -5,6 +5,7 @@ use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, ContentType};
 use askama::Template;
+use procflow_domain::ids::RunId;
 use procflow_domain::values::ShareToken;
 
 use super::style::CSP;
@@ -31,6 +32,15 @@ pub(crate) fn html(status: StatusCode, page: &impl Template) -> HttpResponse {
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .insert_header((header::CONTENT_SECURITY_POLICY, CSP.as_str()))
         .body(body)
+}
+
+/// A guest address `/instance/{run_id}/.../{id}?token=...`: the link's token, the run and the
+/// second id, or `None` when any of them cannot be one (the caller answers the 404 page).
+pub(crate) fn address<T: std::str::FromStr>(
+    query: &str,
+    (run, id): &(String, String),
+) -> Option<(ShareToken, RunId, T)> {
+    Some((query_token(query)?, run.parse().ok()?, id.parse().ok()?))
 }
 
 /// The token of a link's query string: exactly one `token` parameter that can be a token

@@ -103,11 +103,7 @@ pub async fn post_task(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> HttpResponse {
-    let (Some(token), Ok(run), Ok(task)) = (
-        guest::query_token(request.query_string()),
-        path.0.parse::<RunId>(),
-        path.1.parse::<TaskId>(),
-    ) else {
+    let Some((token, run, task)) = guest::address::<TaskId>(request.query_string(), &path) else {
         return guest::not_found();
     };
     let link = Link::from_task(run, token.expose());
@@ -184,11 +180,7 @@ pub async fn post_comment(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> HttpResponse {
-    let (Some(token), Ok(run), Ok(task)) = (
-        guest::query_token(request.query_string()),
-        path.0.parse::<RunId>(),
-        path.1.parse::<TaskId>(),
-    ) else {
+    let Some((token, run, task)) = guest::address::<TaskId>(request.query_string(), &path) else {
         return guest::not_found();
     };
     // The same gate as a task's form: limits, then a readable form body.
@@ -248,15 +240,9 @@ pub async fn post_comment(
     )
 )]
 pub async fn task_page(request: HttpRequest, path: web::Path<(String, String)>) -> HttpResponse {
-    match (
-        guest::query_token(request.query_string()),
-        path.0.parse::<RunId>(),
-        path.1.parse::<TaskId>(),
-    ) {
-        (Some(token), Ok(run), Ok(task)) => {
-            guest::see_task(&Link::from_task(run, token.expose()), task)
-        }
-        _ => guest::not_found(),
+    match guest::address::<TaskId>(request.query_string(), &path) {
+        Some((token, run, task)) => guest::see_task(&Link::from_task(run, token.expose()), task),
+        None => guest::not_found(),
     }
 }
 
@@ -285,15 +271,9 @@ pub async fn comments_page(
     request: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> HttpResponse {
-    match (
-        guest::query_token(request.query_string()),
-        path.0.parse::<RunId>(),
-        path.1.parse::<TaskId>(),
-    ) {
-        (Some(token), Ok(run), Ok(task)) => {
-            guest::see_task(&Link::from_comment(run, token.expose()), task)
-        }
-        _ => guest::not_found(),
+    match guest::address::<TaskId>(request.query_string(), &path) {
+        Some((token, run, task)) => guest::see_task(&Link::from_comment(run, token.expose()), task),
+        None => guest::not_found(),
     }
 }
 

@@ -9,7 +9,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use procflow_domain::error::DomainError;
-use procflow_domain::ids::{AttachmentId, RunId, TaskId};
+use procflow_domain::ids::{AttachmentId, TaskId};
 use procflow_domain::service::GuestUpload;
 
 use super::attachment_content::{self, Binary};
@@ -57,11 +57,7 @@ pub async fn upload(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> HttpResponse {
-    let (Some(token), Ok(run), Ok(task)) = (
-        guest::query_token(request.query_string()),
-        path.0.parse::<RunId>(),
-        path.1.parse::<TaskId>(),
-    ) else {
+    let Some((token, run, task)) = guest::address::<TaskId>(request.query_string(), &path) else {
         return guest::not_found();
     };
     let link = Link::from_upload(run, token.expose());
@@ -170,11 +166,8 @@ pub async fn download(
     request: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> HttpResponse {
-    let (Some(token), Ok(run), Ok(id)) = (
-        guest::query_token(request.query_string()),
-        path.0.parse::<RunId>(),
-        path.1.parse::<AttachmentId>(),
-    ) else {
+    let Some((token, run, id)) = guest::address::<AttachmentId>(request.query_string(), &path)
+    else {
         return guest::not_found();
     };
     match state.attachments().guest_content(run, &token, id).await {

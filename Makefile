@@ -138,9 +138,13 @@ chaos: postgres-tools mail-tools
 ## Skipped there: the tests that revert migrations to a schema from before Citus (a unique
 ## index across teams, triggers), which a distributed database cannot take back; and the
 ## inbox's plan test, a plan of one PostgreSQL whose seeding statement (INSERT ... SELECT
-## jsonb_populate_record in writing CTEs) crashed the Citus 13.2.2 coordinator (signal 11).
+## jsonb_populate_record in writing CTEs) crashed the Citus 13.2.2 coordinator (signal 11);
+## and the scheduler's plan test, a plan of one PostgreSQL too (on Citus the due read is a
+## statement on every shard by design), whose set-up Citus refuses (a STABLE timestamp sum
+## over a column in an UPDATE).
 CITUS_SKIP := --skip conformance::migrations:: \
 	--skip conformance::inbox_plan:: \
+	--skip conformance::schedules_plan:: \
 	--skip counts_kept_as_timestamps_before_the_migration \
 	--skip a_link_made_before_the_migration_still_opens_its_run
 .PHONY: test-citus

@@ -79,6 +79,12 @@ fn store_failure(error: &object_store::Error) -> DomainError {
     StoreError::Other(format!("file store: {error}")).into()
 }
 
+/// A failure of the local directory's own file operations (around object_store's).
+fn io_failure(error: &std::io::Error) -> DomainError {
+    tracing::warn!(error = %error, "file store failure");
+    StoreError::Other(format!("file store: {error}")).into()
+}
+
 fn path(key: &StorageKey) -> ObjectPath {
     ObjectPath::from(key.as_str())
 }
@@ -160,7 +166,9 @@ impl FileStore for ObjectFiles {
         let found = self.store.get(&path(key)).await.map_err(|e| failure(&e))?;
         match found.payload {
             object_store::GetResultPayload::File(file, _) => {
-                Ok(Box::new(local_read::FileReading::new(file, found.range)))
+                let reading =
+                    local_read::FileReading::new(file, found.range).map_err(|e| io_failure(&e))?;
+                Ok(Box::new(reading))
             }
             object_store::GetResultPayload::Stream(stream) => Ok(Box::new(Reading(stream))),
         }
@@ -202,9 +210,6 @@ impl FileStore for ObjectFiles {
         tokio::task::spawn_blocking(move || staged::remove_staged(&root, before))
             .await
             .map_err(|e| StoreError::Other(format!("file store: the sweep stopped: {e}")))?
-            .map_err(|e| {
-                tracing::warn!(error = %e, "file store failure");
-                StoreError::Other(format!("file store: {e}")).into()
-            })
+            .map_err(|e| io_failure(&e))
     }
 }

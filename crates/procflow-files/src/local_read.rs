@@ -18,24 +18,25 @@ const CHUNK: u64 = 256 * 1024;
 /// The bytes `range` of an open file, read as they are asked for.
 pub(crate) struct FileReading {
     file: Option<File>,
-    next: u64,
-    end: u64,
+    left: u64,
 }
 
 impl FileReading {
-    pub(crate) fn new(file: File, range: Range<u64>) -> Self {
-        Self {
+    /// Positions the file at the range's start once (a seek does not block); each read then
+    /// goes on from where the last one stopped.
+    pub(crate) fn new(mut file: File, range: Range<u64>) -> std::io::Result<Self> {
+        file.seek(SeekFrom::Start(range.start))?;
+        Ok(Self {
             file: Some(file),
-            next: range.start,
-            end: range.end,
-        }
+            left: range.end.saturating_sub(range.start),
+        })
     }
 }
 
 #[async_trait]
 impl ByteSource for FileReading {
     async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, SourceError> {
-        if self.next >= self.end {
+        if self.left == 0 {
             return Ok(None);
         }
         let Some(mut file) = self.file.take() else {
@@ -43,10 +44,9 @@ impl ByteSource for FileReading {
                 "the stored file was given up after an error".into(),
             ));
         };
-        let (at, len) = (self.next, (self.end - self.next).min(CHUNK));
+        let len = self.left.min(CHUNK);
         let read = tokio::task::spawn_blocking(move || {
             let mut buffer = vec![0; usize::try_from(len).unwrap_or(0)];
-            file.seek(SeekFrom::Start(at))?;
             file.read_exact(&mut buffer)?;
             Ok::<_, std::io::Error>((file, buffer))
         })
@@ -55,7 +55,7 @@ impl ByteSource for FileReading {
         .map_err(|e| SourceError(format!("cannot read the stored file: {e}")))?;
         let (file, buffer) = read;
         self.file = Some(file);
-        self.next += len;
+        self.left -= len;
         Ok(Some(buffer))
     }
 }
@@ -86,16 +86,16 @@ mod tests {
     async fn a_file_over_several_chunks_reads_back_whole_and_a_range_reads_only_itself() {
         let bytes: Vec<u8> = (0..600 * 1024).map(|n| (n % 251) as u8).collect();
         let (all, chunks) =
-            read_all(FileReading::new(file_of(&bytes), 0..bytes.len() as u64)).await;
+            read_all(FileReading::new(file_of(&bytes), 0..bytes.len() as u64).unwrap()).await;
         assert_eq!(all, bytes);
         assert_eq!(chunks, 3, "256 + 256 + 88 KiB");
-        let (part, _) = read_all(FileReading::new(file_of(&bytes), 1000..300_000)).await;
+        let (part, _) = read_all(FileReading::new(file_of(&bytes), 1000..300_000).unwrap()).await;
         assert_eq!(part, bytes[1000..300_000]);
     }
 
     #[tokio::test]
     async fn a_file_shorter_than_its_range_is_an_error_not_a_short_read() {
-        let mut reading = FileReading::new(file_of(b"short"), 0..10);
+        let mut reading = FileReading::new(file_of(b"short"), 0..10).unwrap();
         assert!(reading.next_chunk().await.is_err());
         assert!(
             reading.next_chunk().await.is_err(),

@@ -14,7 +14,7 @@ use procflow_domain::sharing::Invitation;
 use procflow_domain::values::ShareToken;
 
 use super::env::{Env, conformance_test};
-use super::support::{Started, started};
+use super::support::{Started, invite_outsider, started};
 
 struct Bytes(Option<Vec<u8>>);
 
@@ -39,18 +39,7 @@ async fn stored_objects(env: &Env) -> usize {
 conformance_test!(the_guest_uploads_through_the_link_only_where_they_may_act);
 async fn the_guest_uploads_through_the_link_only_where_they_may_act(env: Env) {
     let Started { run, tasks, .. } = started(&env).await;
-    let shared = env
-        .procflow
-        .invite_guest(
-            &env.team,
-            run.id,
-            Invitation {
-                email: Some("guest@outside.example".parse().unwrap()),
-                ..Invitation::default()
-            },
-        )
-        .await
-        .unwrap();
+    let shared = invite_outsider(&env, run.id).await;
     let token = &shared.token;
     let (mine, theirs) = (tasks[0].id, tasks[1].id);
     env.procflow

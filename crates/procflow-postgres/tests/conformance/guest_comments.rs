@@ -11,23 +11,12 @@ use procflow_domain::values::{Limit, PageRequest, ShareToken};
 
 use super::env::{Env, conformance_test};
 use super::logic::onboarding;
-use super::support::{Started, published, start, started};
+use super::support::{Started, invite_outsider, published, start, started};
 
 conformance_test!(the_guest_comments_through_the_link_with_the_apis_events);
 async fn the_guest_comments_through_the_link_with_the_apis_events(env: Env) {
     let Started { run, tasks, .. } = started(&env).await;
-    let shared = env
-        .procflow
-        .invite_guest(
-            &env.team,
-            run.id,
-            Invitation {
-                email: Some("guest@outside.example".parse().unwrap()),
-                ..Invitation::default()
-            },
-        )
-        .await
-        .unwrap();
+    let shared = invite_outsider(&env, run.id).await;
     // Someone else's task: the guest may not act on it, but may talk about it.
     let task = tasks[1].id;
     env.procflow

@@ -7,7 +7,7 @@ use procflow_domain::values::ShareToken;
 use procflow_postgres::testing::{execute, revert_through, rows};
 
 use super::env::Env;
-use super::support::{Started, started};
+use super::support::{Started, invite_outsider, started};
 
 const MIGRATION: &str = "2026-11-27-000300";
 
@@ -15,18 +15,7 @@ const MIGRATION: &str = "2026-11-27-000300";
 async fn a_copy_of_the_database_holds_no_share_token() {
     let env = Env::postgres().await;
     let Started { run, .. } = started(&env).await;
-    let shared = env
-        .procflow
-        .invite_guest(
-            &env.team,
-            run.id,
-            Invitation {
-                email: Some("guest@outside.example".parse().unwrap()),
-                ..Invitation::default()
-            },
-        )
-        .await
-        .unwrap();
+    let shared = invite_outsider(&env, run.id).await;
     let url = env.pg().db.url();
     let token = shared.token.expose();
     let links = rows(url, "SELECT token_hash FROM run_share_links").await;

@@ -1,9 +1,10 @@
 //! Fixtures: members, template documents, and a started run.
 
-use procflow_domain::ids::UserId;
+use procflow_domain::ids::{RunId, UserId};
 use procflow_domain::ports::IdGenerator;
 use procflow_domain::run::{Run, RunTask};
 use procflow_domain::service::CreateRun;
+use procflow_domain::sharing::{Invitation, ShareChange};
 use procflow_domain::team::{Member, Role, Team};
 use procflow_domain::template::{Template, TemplateDocument};
 use procflow_domain::values::ShareToken;
@@ -128,4 +129,19 @@ pub async fn started_with(env: &Env, document: Value) -> Started {
 
 pub fn start(template: &Template) -> CreateRun {
     CreateRun::of(template.id)
+}
+
+/// Shares `run` with a guest from outside the team (`guest@outside.example`), invited by email.
+pub async fn invite_outsider(env: &Env, run: RunId) -> ShareChange {
+    env.procflow
+        .invite_guest(
+            &env.team,
+            run,
+            Invitation {
+                email: Some("guest@outside.example".parse().unwrap()),
+                ..Invitation::default()
+            },
+        )
+        .await
+        .unwrap()
 }

@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 mod local_read;
+mod parts;
 mod s3;
 mod staged;
 mod storage_url;
@@ -22,16 +23,18 @@ use futures_util::StreamExt;
 use futures_util::stream::BoxStream;
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as ObjectPath;
-use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
+use object_store::{MultipartUpload, ObjectStore, ObjectStoreExt, PutPayloadMut};
+use parts::Parts;
 use procflow_domain::error::{DomainError, DomainResult, Resource, StoreError, ValidationError};
 use procflow_domain::ports::files::{
     ByteSource, FileStore, ListedObject, SourceError, StorageKey, StoredObject,
 };
-use sha2::{Digest, Sha256};
 
 /// Parts are sent to the store once this many bytes are buffered: memory stays flat whatever
-/// the object's size, at about one part per upload in progress. On disk any size will do.
-const LOCAL_PART_BYTES: usize = 1024 * 1024;
+/// the object's size, at about two parts per upload in progress (one being filled, one being
+/// written). On disk any size will do; a small one keeps short the write of the last part,
+/// which the answer waits for.
+const LOCAL_PART_BYTES: usize = 256 * 1024;
 
 /// The file store over one `object_store` backend.
 #[derive(Clone, Debug)]
@@ -62,6 +65,27 @@ impl ObjectFiles {
     }
 }
 
+impl ObjectFiles {
+    /// Starts the multipart upload of `key`. A local directory's creates its staged file
+    /// there and then, a blocking call (about a millisecond): it is made on a blocking thread,
+    /// not on the thread that serves requests. A bucket's is a request, awaited as it is.
+    async fn start_upload(&self, key: &StorageKey) -> DomainResult<Box<dyn MultipartUpload>> {
+        let location = path(key);
+        if self.local_root.is_none() {
+            return self
+                .store
+                .put_multipart(&location)
+                .await
+                .map_err(|e| store_failure(&e));
+        }
+        let (store, runtime) = (self.store.clone(), tokio::runtime::Handle::current());
+        tokio::task::spawn_blocking(move || runtime.block_on(store.put_multipart(&location)))
+            .await
+            .map_err(|e| StoreError::Other(format!("file store: the upload did not start: {e}")))?
+            .map_err(|e| store_failure(&e))
+    }
+}
+
 fn failure(error: &object_store::Error) -> DomainError {
     match error {
         object_store::Error::NotFound { .. } => DomainError::NotFound(Resource::File),
@@ -74,7 +98,7 @@ fn failure(error: &object_store::Error) -> DomainError {
 
 /// A failure where no key is read (a write, a listing): a "not found" there is the bucket's
 /// or the directory's, the store's failure rather than a missing file.
-fn store_failure(error: &object_store::Error) -> DomainError {
+pub(crate) fn store_failure(error: &object_store::Error) -> DomainError {
     tracing::warn!(error = %error, "file store failure");
     StoreError::Other(format!("file store: {error}")).into()
 }
@@ -83,6 +107,18 @@ fn store_failure(error: &object_store::Error) -> DomainError {
 fn io_failure(error: &std::io::Error) -> DomainError {
     tracing::warn!(error = %error, "file store failure");
     StoreError::Other(format!("file store: {error}")).into()
+}
+
+/// Removes what a failed upload staged: nothing of it stays. Gives back why it failed.
+async fn abort(
+    upload: &mut dyn MultipartUpload,
+    key: &StorageKey,
+    error: DomainError,
+) -> DomainError {
+    if let Err(abort) = upload.abort().await {
+        tracing::warn!(error = %abort, key = %key, "cannot abort a failed upload");
+    }
+    error
 }
 
 fn path(key: &StorageKey) -> ObjectPath {
@@ -94,10 +130,10 @@ struct Reading(BoxStream<'static, object_store::Result<bytes::Bytes>>);
 
 #[async_trait]
 impl ByteSource for Reading {
-    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, SourceError> {
+    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, SourceError> {
         match self.0.next().await {
             None => Ok(None),
-            Some(Ok(bytes)) => Ok(Some(bytes.to_vec())),
+            Some(Ok(bytes)) => Ok(Some(bytes)),
             Some(Err(e)) => Err(SourceError(format!("cannot read the stored file: {e}"))),
         }
     }
@@ -106,16 +142,12 @@ impl ByteSource for Reading {
 #[async_trait]
 impl FileStore for ObjectFiles {
     async fn put(&self, key: &StorageKey, body: &mut dyn ByteSource) -> DomainResult<StoredObject> {
-        let mut upload = self
-            .store
-            .put_multipart(&path(key))
-            .await
-            .map_err(|e| store_failure(&e))?;
-        let mut hash = Sha256::new();
+        let mut upload = self.start_upload(key).await?;
+        let mut parts = Parts::default();
         let mut size: u64 = 0;
-        // Each part's buffer is reserved whole: grown chunk by chunk it was copied again at
-        // every doubling.
-        let mut part: Vec<u8> = Vec::with_capacity(self.part_bytes);
+        // The body's chunks are gathered as they came, never copied into one buffer: a part
+        // is a list of them.
+        let mut part = PutPayloadMut::new();
         let outcome: DomainResult<()> = async {
             loop {
                 let chunk = body.next_chunk().await.map_err(|e| {
@@ -123,20 +155,12 @@ impl FileStore for ObjectFiles {
                 })?;
                 let end = chunk.is_none();
                 if let Some(chunk) = chunk {
-                    hash.update(&chunk);
                     size += chunk.len() as u64;
-                    part.extend_from_slice(&chunk);
+                    part.push(chunk);
                 }
-                if part.len() >= self.part_bytes || (end && !part.is_empty()) {
-                    let full = if end {
-                        std::mem::take(&mut part)
-                    } else {
-                        std::mem::replace(&mut part, Vec::with_capacity(self.part_bytes))
-                    };
-                    upload
-                        .put_part(PutPayload::from(full))
-                        .await
-                        .map_err(|e| store_failure(&e))?;
+                if part.content_length() >= self.part_bytes || (end && !part.is_empty()) {
+                    let full = std::mem::take(&mut part).freeze();
+                    parts.send(upload.as_mut(), full).await?;
                 }
                 if end {
                     return Ok(());
@@ -146,18 +170,16 @@ impl FileStore for ObjectFiles {
         .await;
         match outcome {
             Ok(()) => {
+                let sha256 = match parts.finish().await {
+                    Ok(sha256) => sha256,
+                    Err(error) => return Err(abort(upload.as_mut(), key, error).await),
+                };
                 upload.complete().await.map_err(|e| store_failure(&e))?;
-                Ok(StoredObject {
-                    size,
-                    sha256: hash.finalize().into(),
-                })
+                Ok(StoredObject { size, sha256 })
             }
             Err(error) => {
-                // Nothing of a failed upload stays: its staged parts are removed.
-                if let Err(abort) = upload.abort().await {
-                    tracing::warn!(error = %abort, key = %key, "cannot abort a failed upload");
-                }
-                Err(error)
+                parts.abandon().await;
+                Err(abort(upload.as_mut(), key, error).await)
             }
         }
     }

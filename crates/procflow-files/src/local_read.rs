@@ -35,7 +35,7 @@ impl FileReading {
 
 #[async_trait]
 impl ByteSource for FileReading {
-    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, SourceError> {
+    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, SourceError> {
         if self.left == 0 {
             return Ok(None);
         }
@@ -56,7 +56,7 @@ impl ByteSource for FileReading {
         let (file, buffer) = read;
         self.file = Some(file);
         self.left -= len;
-        Ok(Some(buffer))
+        Ok(Some(bytes::Bytes::from(buffer)))
     }
 }
 

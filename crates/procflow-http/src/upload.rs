@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use actix_multipart::{Field, Multipart};
 use actix_web::HttpRequest;
 use actix_web::http::header;
-use actix_web::web::Payload;
+use actix_web::web::{Bytes, Payload};
 use async_trait::async_trait;
 use futures_util::StreamExt;
 use procflow_domain::error::DomainError;
@@ -132,11 +132,11 @@ pub async fn file_part(request: &HttpRequest, payload: Payload) -> Result<FilePa
 }
 
 /// The receiving end of the channel: what the file store reads.
-pub struct Received(mpsc::Receiver<Result<Vec<u8>, SourceError>>);
+pub struct Received(mpsc::Receiver<Result<Bytes, SourceError>>);
 
 #[async_trait]
 impl ByteSource for Received {
-    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, SourceError> {
+    async fn next_chunk(&mut self) -> Result<Option<Bytes>, SourceError> {
         match self.0.recv().await {
             Some(Ok(chunk)) => Ok(Some(chunk)),
             Some(Err(error)) => Err(error),
@@ -149,7 +149,7 @@ impl ByteSource for Received {
 pub struct Pump {
     field: Field,
     max_bytes: u64,
-    sender: mpsc::Sender<Result<Vec<u8>, SourceError>>,
+    sender: mpsc::Sender<Result<Bytes, SourceError>>,
     over: Arc<AtomicBool>,
 }
 
@@ -188,7 +188,7 @@ impl Pump {
                             self.max_bytes
                         )))
                     } else {
-                        Ok(bytes.to_vec())
+                        Ok(bytes)
                     }
                 }
                 Err(error) => Err(SourceError(format!("the upload was cut: {error}"))),

@@ -16,11 +16,11 @@ use time::OffsetDateTime;
 pub struct InMemoryFiles(Mutex<HashMap<StorageKey, (Vec<u8>, OffsetDateTime)>>);
 
 /// A stored object read back in one chunk.
-struct Whole(Option<Vec<u8>>);
+struct Whole(Option<bytes::Bytes>);
 
 #[async_trait]
 impl ByteSource for Whole {
-    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, SourceError> {
+    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, SourceError> {
         Ok(self.0.take())
     }
 }
@@ -52,7 +52,7 @@ impl FileStore for InMemoryFiles {
         let (bytes, _) = objects
             .get(key)
             .ok_or(DomainError::NotFound(Resource::File))?;
-        Ok(Box::new(Whole(Some(bytes.clone()))))
+        Ok(Box::new(Whole(Some(bytes::Bytes::from(bytes.clone())))))
     }
 
     async fn delete(&self, key: &StorageKey) -> DomainResult<()> {

@@ -80,14 +80,16 @@ impl fmt::Display for StorageKey {
 pub struct SourceError(pub String);
 
 /// Bytes read one chunk at a time: an upload's body, or a stored object being read back.
-/// Neither side holds the whole object in memory.
+/// Neither side holds the whole object in memory. A chunk is a [`bytes::Bytes`], the buffer
+/// type of the HTTP server and of the object store: a chunk passes from one to the other
+/// without a copy.
 #[async_trait]
 pub trait ByteSource: Send {
     /// The next chunk; `None` at the end.
     ///
     /// # Errors
     /// When the bytes cannot all be read: the object is then incomplete.
-    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, SourceError>;
+    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, SourceError>;
 }
 
 /// What a completed `put` stored.

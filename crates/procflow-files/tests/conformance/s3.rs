@@ -35,8 +35,8 @@ struct One(Option<Vec<u8>>);
 
 #[async_trait::async_trait]
 impl ByteSource for One {
-    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, SourceError> {
-        Ok(self.0.take())
+    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, SourceError> {
+        Ok(self.0.take().map(Into::into))
     }
 }
 
@@ -86,7 +86,8 @@ async fn an_upload_reaches_the_bucket_part_by_part() {
             .map(|size| size.parse::<u64>().unwrap())
             .sum()
     };
-    streams_in_parts(&store, &stored).await;
+    // A bucket's parts are 5 MiB, S3's smallest but the last.
+    streams_in_parts(&store, 5 * 1024 * 1024, &stored).await;
 }
 
 #[tokio::test]

@@ -61,7 +61,7 @@ fn body(
     futures_util::stream::unfold(Some(source), |source| async move {
         let mut source = source?;
         match source.next_chunk().await {
-            Ok(Some(chunk)) => Some((Ok(web::Bytes::from(chunk)), Some(source))),
+            Ok(Some(chunk)) => Some((Ok(chunk), Some(source))),
             Ok(None) => None,
             Err(error) => {
                 tracing::warn!(%error, "an attachment's bytes could not all be read");

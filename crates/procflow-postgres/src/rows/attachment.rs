@@ -11,8 +11,14 @@ use super::parse;
 use crate::error::corrupt;
 use crate::schema::task_attachments;
 
+// `None` written as NULL rather than DEFAULT (the column has none): the insert's text is then
+// the same for every row, so it is prepared once per connection instead of at every upload.
 #[derive(Queryable, Selectable, Insertable, Debug)]
-#[diesel(table_name = task_attachments, check_for_backend(diesel::pg::Pg))]
+#[diesel(
+    table_name = task_attachments,
+    check_for_backend(diesel::pg::Pg),
+    treat_none_as_default_value = false
+)]
 pub(crate) struct AttachmentRow {
     pub team_id: Uuid,
     pub id: Uuid,

@@ -25,7 +25,7 @@ struct Chunks {
 
 #[async_trait]
 impl ByteSource for Chunks {
-    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, SourceError> {
+    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, SourceError> {
         if self.chunks.is_empty() {
             return if self.fail {
                 Err(SourceError("the client went away".into()))
@@ -33,7 +33,7 @@ impl ByteSource for Chunks {
                 Ok(None)
             };
         }
-        Ok(Some(self.chunks.remove(0)))
+        Ok(Some(self.chunks.remove(0).into()))
     }
 }
 

@@ -20,8 +20,8 @@ struct Bytes(Option<Vec<u8>>);
 
 #[async_trait]
 impl ByteSource for Bytes {
-    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, SourceError> {
-        Ok(self.0.take())
+    async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, SourceError> {
+        Ok(self.0.take().map(Into::into))
     }
 }
 

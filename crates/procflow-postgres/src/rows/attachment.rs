@@ -88,6 +88,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_attachment_without_an_author_email_is_inserted_by_a_statement_kept_prepared() {
+        use diesel::pg::Pg;
+        use diesel::query_builder::QueryFragment;
+        let row = AttachmentRow {
+            team_id: Uuid::nil(),
+            id: Uuid::nil(),
+            run_id: Uuid::nil(),
+            task_id: Uuid::nil(),
+            filename: "a.pdf".into(),
+            content_type: "application/pdf".into(),
+            size: 1,
+            sha256: "00".repeat(32),
+            author: "api".into(),
+            author_email: None,
+            created_at: OffsetDateTime::UNIX_EPOCH,
+        };
+        let insert = diesel::insert_into(task_attachments::table).values(row);
+        assert!(QueryFragment::<Pg>::is_safe_to_cache_prepared(&insert, &Pg).unwrap());
+    }
+
+    #[test]
     fn a_digest_reads_back_as_written() {
         let digest: [u8; 32] = std::array::from_fn(|i| u8::try_from(i * 7).unwrap());
         assert_eq!(unhex(&hex(&digest)), Some(digest));

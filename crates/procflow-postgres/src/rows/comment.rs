@@ -15,8 +15,14 @@ use crate::schema::task_comments;
 #[derive(Queryable, Selectable, Insertable, AsChangeset, Debug)]
 #[diesel(table_name = task_comments, check_for_backend(diesel::pg::Pg))]
 // The key is (team_id, id): diesel then leaves both out of an update's SET, which Citus
-// requires (the partition value of a row cannot be written, even to itself).
-#[diesel(treat_none_as_null = true, primary_key(team_id, id))]
+// requires (the partition value of a row cannot be written, even to itself). An insert writes
+// `None` as NULL, not DEFAULT (the nullable columns have none), so its text stays the same and
+// is prepared once per connection.
+#[diesel(
+    treat_none_as_null = true,
+    treat_none_as_default_value = false,
+    primary_key(team_id, id)
+)]
 pub(crate) struct CommentRow {
     pub team_id: Uuid,
     pub id: Uuid,

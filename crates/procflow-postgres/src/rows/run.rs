@@ -21,8 +21,16 @@ use crate::error::corrupt;
 use crate::schema::{run_sections, run_tasks, runs};
 
 /// A run row: its header and, for a run with logic, the frozen plan.
+///
+/// `None` is written as NULL rather than DEFAULT (no nullable column of `runs` has a default):
+/// the insert's text is then the same for every run, so each connection prepares it once
+/// instead of parsing and planning it at every run created.
 #[derive(Queryable, Selectable, Insertable, Debug)]
-#[diesel(table_name = runs, check_for_backend(diesel::pg::Pg))]
+#[diesel(
+    table_name = runs,
+    check_for_backend(diesel::pg::Pg),
+    treat_none_as_default_value = false
+)]
 pub(crate) struct RunRow {
     #[diesel(embed)]
     pub header: RunHeaderRow,
@@ -32,7 +40,11 @@ pub(crate) struct RunRow {
 /// Every column of a run but the plan of its logic, which a change reads from the process's
 /// cache of plans (they never change) rather than from the row each time.
 #[derive(Queryable, Selectable, Insertable, Debug)]
-#[diesel(table_name = runs, check_for_backend(diesel::pg::Pg))]
+#[diesel(
+    table_name = runs,
+    check_for_backend(diesel::pg::Pg),
+    treat_none_as_default_value = false
+)]
 pub(crate) struct RunHeaderRow {
     pub team_id: Uuid,
     pub id: Uuid,
@@ -344,5 +356,40 @@ impl RunTaskChanges {
             hidden: task.hidden,
             blocked: task.blocked,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::pg::Pg;
+    use diesel::query_builder::QueryFragment;
+
+    use super::*;
+
+    #[test]
+    fn a_run_without_its_optional_columns_is_inserted_by_a_statement_kept_prepared() {
+        let now = OffsetDateTime::UNIX_EPOCH;
+        let row = RunRow {
+            header: RunHeaderRow {
+                team_id: Uuid::nil(),
+                id: Uuid::nil(),
+                template_id: Uuid::nil(),
+                template_version: 1,
+                title: "Onboarding".into(),
+                status: "active".into(),
+                started_by: "api".into(),
+                timezone: "UTC".into(),
+                due_date: None,
+                is_shared: false,
+                open_tasks: 1,
+                created_at: now,
+                updated_at: None,
+                completed_at: None,
+                logic_state: None,
+            },
+            logic: None,
+        };
+        let insert = diesel::insert_into(runs::table).values(row);
+        assert!(QueryFragment::<Pg>::is_safe_to_cache_prepared(&insert, &Pg).unwrap());
     }
 }

@@ -10,6 +10,7 @@ mod health;
 mod idempotency;
 mod inbox;
 mod key_changes;
+mod keyed_update;
 mod mail;
 mod notices;
 mod outbox;

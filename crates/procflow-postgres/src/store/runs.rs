@@ -18,6 +18,7 @@ use uuid::Uuid;
 
 use super::directory::TokenKind;
 use super::flags::write_flags;
+use super::keyed_update::KeyedUpdate;
 use super::plans::Plans;
 use super::unnest::{InsertRunSections, InsertRunTasks};
 use super::{PgStore, append_events, batch, not_found, sections_of_runs, sharing};
@@ -113,17 +114,25 @@ pub(super) async fn write_run(
     fn state(run: &Run) -> Option<&procflow_domain::run::LogicState> {
         run.logic.as_ref().map(|logic| &logic.state)
     }
+    /// The header's columns, without its logic's state.
+    struct Header;
+    /// The header's columns and its logic's state.
+    struct HeaderAndState;
     let with_state = before.is_none_or(|before| state(before) != state(run));
-    diesel::update(
-        runs::table
-            .filter(runs::team_id.eq(run.team_id.as_uuid()))
-            .filter(runs::id.eq(run.id.as_uuid())),
-    )
-    .set(RunChanges::from_domain(run, with_state))
-    .execute(&mut conn)
-    .await
-    .map(|_| ())
-    .map_err(db_error)
+    let changes = RunChanges::from_domain(run, with_state);
+    let writes_state = changes.logic_state.is_some();
+    let key = [("team_id", run.team_id.as_uuid()), ("id", run.id.as_uuid())];
+    let changes = changes.as_changeset();
+    let written = if writes_state {
+        KeyedUpdate::<_, HeaderAndState, 2>::new("runs", changes, key)
+            .execute(&mut conn)
+            .await
+    } else {
+        KeyedUpdate::<_, Header, 2>::new("runs", changes, key)
+            .execute(&mut conn)
+            .await
+    };
+    written.map(|_| ()).map_err(db_error)
 }
 
 /// Runs with their sections.
@@ -196,13 +205,17 @@ async fn write_task(
     team: TeamId,
     task: &RunTask,
 ) -> DomainResult<()> {
-    diesel::update(
-        run_tasks::table
-            .filter(run_tasks::team_id.eq(team.as_uuid()))
-            .filter(run_tasks::run_id.eq(task.run_id.as_uuid()))
-            .filter(run_tasks::id.eq(task.id.as_uuid())),
+    /// Every column a patch may change.
+    struct TaskChanges;
+    KeyedUpdate::<_, TaskChanges, 3>::new(
+        "run_tasks",
+        RunTaskChanges::from_domain(task).as_changeset(),
+        [
+            ("team_id", team.as_uuid()),
+            ("run_id", task.run_id.as_uuid()),
+            ("id", task.id.as_uuid()),
+        ],
     )
-    .set(RunTaskChanges::from_domain(task))
     .execute(&mut conn)
     .await
     .map(|_| ())

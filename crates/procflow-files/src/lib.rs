@@ -63,9 +63,7 @@ impl ObjectFiles {
             local_root: Some(root.to_path_buf()),
         })
     }
-}
 
-impl ObjectFiles {
     /// Starts the multipart upload of `key`. A local directory's creates its staged file
     /// there and then, a blocking call (about a millisecond): it is made on a blocking thread,
     /// not on the thread that serves requests. A bucket's is a request, awaited as it is.

@@ -4,8 +4,6 @@
 //! 10,000. The query below is the one `store/inbox.rs` builds for an assignee's open tasks of
 //! active runs, written out (diesel has no EXPLAIN).
 
-use diesel::QueryableByName;
-use diesel::sql_types::Text;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use procflow_domain::actor::Assignee;
 use procflow_domain::service::CreateRun;
@@ -14,13 +12,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::env::Env;
-use super::support::published;
-
-#[derive(QueryableByName)]
-struct PlanLine {
-    #[diesel(sql_type = Text, column_name = "QUERY PLAN")]
-    line: String,
-}
+use super::support::{explained, published};
 
 /// Adds `copies` runs like `run` (each with its sections and tasks, due dates spread over
 /// weeks).
@@ -49,20 +41,19 @@ async fn copy_run(conn: &mut AsyncPgConnection, run: Uuid, copies: u32) {
 
 /// The plan of one page, and the shared buffers it touched.
 async fn explain(conn: &mut AsyncPgConnection, team: Uuid, assignee: &str) -> (String, u64) {
-    let lines: Vec<PlanLine> = diesel::sql_query(format!(
-        "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) \
-         SELECT run_tasks.*, runs.title FROM run_tasks INNER JOIN runs \
+    let plan = explained(
+        conn,
+        &format!(
+            "SELECT run_tasks.*, runs.title FROM run_tasks INNER JOIN runs \
            ON runs.team_id = run_tasks.team_id AND runs.id = run_tasks.run_id \
          WHERE run_tasks.team_id = '{team}' AND runs.team_id = '{team}' \
            AND run_tasks.hidden = false AND run_tasks.state = 'open' \
            AND runs.status = 'active' AND run_tasks.assignee = '{assignee}' \
          ORDER BY COALESCE(run_tasks.due_date, 'infinity'::timestamptz), run_tasks.id \
          LIMIT 21"
-    ))
-    .load(conn)
-    .await
-    .expect("explain");
-    let plan: Vec<String> = lines.into_iter().map(|l| l.line).collect();
+        ),
+    )
+    .await;
     let buffers = plan
         .iter()
         .find_map(|l| l.trim().strip_prefix("Buffers: shared "))

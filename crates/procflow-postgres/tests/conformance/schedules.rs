@@ -11,7 +11,7 @@ use procflow_domain::ids::ScheduleId;
 use procflow_domain::mail::MailKind;
 use procflow_domain::ports::{ScheduleFilter, ScheduleStore};
 use procflow_domain::run::RunFilter;
-use procflow_domain::schedule::{Recurrence, Schedule, ScheduledInvite, ScheduledRun, Timezone};
+use procflow_domain::schedule::{ScheduledInvite, ScheduledRun};
 use procflow_domain::service::{
     MailPorts, Mailer, NewSchedule, Ports, Procflow, SchedulePatch, Schedules,
 };
@@ -23,7 +23,7 @@ use time::macros::datetime;
 use uuid::Uuid;
 
 use super::env::{ClaimJobs, Env, Queues, Store, conformance_test};
-use super::support::{V7Ids, document, member, published};
+use super::support::{V7Ids, daily_schedule, document, member, published};
 
 fn schedules_of(env: &Env, store: Arc<dyn Store>, procflow: Procflow) -> Schedules {
     let _ = env;
@@ -495,27 +495,9 @@ conformance_test!(
 async fn two_instances_racing_over_a_thousand_due_occurrences_start_a_thousand_runs(env: Env) {
     const SCHEDULES: usize = 1_000;
     let template = published(&env, &env.team, document()).await;
-    let now = env.clock_now();
-    let recurrence =
-        Recurrence::parse("DTSTART:20260301T093000\nRRULE:FREQ=DAILY", Timezone::UTC).unwrap();
     for n in 0..SCHEDULES {
-        let schedule = Schedule {
-            id: ScheduleId::from_uuid(Uuid::from_u128(0x5C00_0000 + n as u128)),
-            team_id: env.team.id,
-            template_id: template.id,
-            name: None,
-            recurrence: recurrence.clone(),
-            enabled: true,
-            run: ScheduledRun::default(),
-            next_run_at: recurrence.first_from(now),
-            last_run_at: None,
-            last_run_id: None,
-            last_error: None,
-            missed_count: 0,
-            revision: 0,
-            created_at: now,
-            updated_at: now,
-        };
+        let id = ScheduleId::from_uuid(Uuid::from_u128(0x5C00_0000 + n as u128));
+        let schedule = daily_schedule(&env, template.id, id, env.clock_now());
         env.store.insert_schedule(&schedule).await.unwrap();
     }
     env.clock.advance(Duration::hours(1));

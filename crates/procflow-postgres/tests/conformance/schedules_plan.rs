@@ -5,46 +5,22 @@
 //! alone could not give the `(next_run_at, id)` order. The statement below is the one
 //! `store/schedules.rs` builds, written out (diesel has no EXPLAIN).
 
-use diesel::QueryableByName;
-use diesel::sql_types::Text;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use procflow_domain::ids::ScheduleId;
-use procflow_domain::schedule::{Recurrence, Schedule, ScheduledRun, Timezone};
 use uuid::Uuid;
 
 use super::env::Env;
-use super::support::{document, published};
-
-#[derive(QueryableByName)]
-struct PlanLine {
-    #[diesel(sql_type = Text, column_name = "QUERY PLAN")]
-    line: String,
-}
+use super::support::{daily_schedule, document, explained, published};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_due_read_walks_its_index_even_when_the_statistics_say_everything_is_due() {
     let env = Env::postgres().await;
     let template = published(&env, &env.team, document()).await;
     let now = env.clock_now();
-    let recurrence =
-        Recurrence::parse("DTSTART:20260301T093000\nRRULE:FREQ=DAILY", Timezone::UTC).unwrap();
-    let model = Schedule {
-        id: ScheduleId::from_uuid(Uuid::now_v7()),
-        team_id: env.team.id,
-        template_id: template.id,
-        name: None,
-        recurrence: recurrence.clone(),
-        enabled: true,
-        run: ScheduledRun::default(),
-        next_run_at: Some(now - time::Duration::hours(1)),
-        last_run_at: None,
-        last_run_id: None,
-        last_error: None,
-        missed_count: 0,
-        revision: 0,
-        created_at: now,
-        updated_at: now,
-    };
+    // Due an hour ago.
+    let id = ScheduleId::from_uuid(Uuid::now_v7());
+    let mut model = daily_schedule(&env, template.id, id, now);
+    model.next_run_at = Some(now - time::Duration::hours(1));
     env.store.insert_schedule(&model).await.unwrap();
     let mut conn = AsyncPgConnection::establish(env.pg().db.url())
         .await
@@ -67,20 +43,17 @@ async fn the_due_read_walks_its_index_even_when_the_statistics_say_everything_is
             .expect("the schedules are set up");
     }
     let at = (now + time::Duration::minutes(1)).unix_timestamp();
-    let lines: Vec<PlanLine> = diesel::sql_query(format!(
-        "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) \
-         SELECT * FROM schedules \
-         WHERE enabled = true AND next_run_at IS NOT NULL AND next_run_at <= to_timestamp({at}) \
-         ORDER BY next_run_at, id LIMIT 100"
-    ))
-    .load(&mut conn)
+    let plan = explained(
+        &mut conn,
+        &format!(
+            "SELECT * FROM schedules \
+             WHERE enabled = true AND next_run_at IS NOT NULL \
+               AND next_run_at <= to_timestamp({at}) \
+             ORDER BY next_run_at, id LIMIT 100"
+        ),
+    )
     .await
-    .expect("explain");
-    let plan = lines
-        .into_iter()
-        .map(|l| l.line)
-        .collect::<Vec<_>>()
-        .join("\n");
+    .join("\n");
     assert!(
         plan.contains("schedules_due"),
         "the due read walks schedules_due:\n{plan}"

@@ -1,8 +1,12 @@
 //! Fixtures: members, template documents, and a started run.
 
-use procflow_domain::ids::{RunId, UserId};
+use diesel::QueryableByName;
+use diesel::sql_types::Text;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use procflow_domain::ids::{RunId, ScheduleId, TemplateId, UserId};
 use procflow_domain::ports::IdGenerator;
 use procflow_domain::run::{Run, RunTask};
+use procflow_domain::schedule::{Recurrence, Schedule, ScheduledRun, Timezone};
 use procflow_domain::service::CreateRun;
 use procflow_domain::sharing::{Invitation, ShareChange};
 use procflow_domain::team::{Member, Role, Team};
@@ -144,4 +148,52 @@ pub async fn invite_outsider(env: &Env, run: RunId) -> ShareChange {
         )
         .await
         .unwrap()
+}
+
+/// A schedule of `template` in the env's team, every day at 09:30 UTC, enabled, next due at
+/// the first occurrence at or after `due_from`; not stored.
+pub fn daily_schedule(
+    env: &Env,
+    template: TemplateId,
+    id: ScheduleId,
+    due_from: time::OffsetDateTime,
+) -> Schedule {
+    let now = env.clock_now();
+    let recurrence =
+        Recurrence::parse("DTSTART:20260301T093000\nRRULE:FREQ=DAILY", Timezone::UTC).unwrap();
+    Schedule {
+        id,
+        team_id: env.team.id,
+        template_id: template,
+        name: None,
+        next_run_at: recurrence.first_from(due_from),
+        recurrence,
+        enabled: true,
+        run: ScheduledRun::default(),
+        last_run_at: None,
+        last_run_id: None,
+        last_error: None,
+        missed_count: 0,
+        revision: 0,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+#[derive(QueryableByName)]
+struct PlanLine {
+    #[diesel(sql_type = Text, column_name = "QUERY PLAN")]
+    line: String,
+}
+
+/// The lines of `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF)` of `statement` (PostgreSQL
+/// only: the plan tests write out the statement the store builds, diesel has no EXPLAIN).
+pub async fn explained(conn: &mut AsyncPgConnection, statement: &str) -> Vec<String> {
+    let lines: Vec<PlanLine> = diesel::sql_query(format!(
+        "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) {statement}"
+    ))
+    .load(conn)
+    .await
+    .expect("explain");
+    lines.into_iter().map(|l| l.line).collect()
 }

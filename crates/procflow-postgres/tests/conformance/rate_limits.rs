@@ -479,63 +479,51 @@ async fn the_health_check_answers_ok() {
     HealthCheck::ping(&env.pg().store).await.unwrap();
 }
 
-// PostgreSQL only: what a request costs in the database (the fake decides under one lock,
-// whatever the keys). Issue 29: a raised limit made one key's timestamp array the bottleneck.
+// PostgreSQL only: one key taking every admission of 8 concurrent callers (issue 29: a raised
+// limit made one key's timestamp array grow with each request, and its row the bottleneck).
+// Its state stays one counter a second however busy it is, and the callers racing on its row
+// are each counted once: the `remaining` they are told are exactly the 3,200 values below the
+// limit. How fast one busy key is admitted beside 40 keys is a figure of `make bench`
+// (`bench/busy_key.sh`, target 0.7): a wall-clock ratio measured in a test shares CI's two cores
+// with the rest of the suite, and failed there on noise alone (0417be5).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[allow(clippy::print_stderr, reason = "the figures are the test's report")]
-async fn one_busy_key_is_admitted_at_least_0_7_times_as_fast_as_the_same_load_over_40_keys() {
+async fn one_busy_keys_state_stays_a_counter_a_second_and_each_racing_admission_counts_once() {
     let env = Env::postgres().await;
     const CALLERS: usize = 8;
     const EACH: usize = 400;
-    let mut keys = Vec::new();
-    for n in 1..=40 {
-        keys.push(api_key(&env, &env.team, n).await);
-    }
+    const LIMIT: u32 = 1_000_000;
+    let key = api_key(&env, &env.team, 1).await;
     let store = env.another_instance(CALLERS);
-    // Requests per second of CALLERS concurrent callers, each making EACH admissions with the
-    // keys `pick` names, all in one minute (the busy key's window fills up).
-    let rate = |pick: fn(usize, usize) -> usize, keys: Vec<TestKey>, second: f64| {
-        let store = Arc::clone(&store);
-        async move {
-            let started = std::time::Instant::now();
-            let callers: Vec<_> = (0..CALLERS)
-                .map(|caller| {
-                    let (store, keys) = (Arc::clone(&store), keys.clone());
-                    tokio::spawn(async move {
-                        for i in 0..EACH {
-                            let key = keys[pick(caller, i)];
-                            let decision = store
-                                .admit(&key.hash, at(second), 1_000_000, MINUTE)
-                                .await
-                                .unwrap()
-                                .unwrap()
-                                .rate
-                                .unwrap();
-                            assert!(decision.allowed);
-                        }
-                    })
-                })
-                .collect();
-            for caller in callers {
-                caller.await.unwrap();
-            }
-            (CALLERS * EACH) as f64 / started.elapsed().as_secs_f64()
-        }
-    };
-    // Warm up the connections and the statement, then measure each twice, best of two.
-    rate(|c, i| (c + i) % 40, keys.clone(), 0.0).await;
-    let mut spread: f64 = 0.0;
-    let mut busy: f64 = 0.0;
-    for round in 0..2 {
-        let second = 100.0 + f64::from(round) * 100.0;
-        spread = spread.max(rate(|c, i| (c * 7 + i) % 40, keys.clone(), second).await);
-        busy = busy.max(rate(|_, _| 0, keys.clone(), second + 1.0).await);
+    let callers: Vec<_> = (0..CALLERS)
+        .map(|_| {
+            let store = Arc::clone(&store);
+            tokio::spawn(async move {
+                let mut remaining = Vec::with_capacity(EACH);
+                for _ in 0..EACH {
+                    let decision = store
+                        .admit(&key.hash, at(100.0), LIMIT, MINUTE)
+                        .await
+                        .unwrap()
+                        .unwrap()
+                        .rate
+                        .unwrap();
+                    assert!(decision.allowed);
+                    remaining.push(decision.remaining);
+                }
+                remaining
+            })
+        })
+        .collect();
+    let mut remaining = Vec::new();
+    for caller in callers {
+        remaining.extend(caller.await.unwrap());
     }
-    eprintln!("one key: {busy:.0} admissions/s, over 40 keys: {spread:.0}/s");
+    remaining.sort_unstable();
+    let admitted = u32::try_from(CALLERS * EACH).unwrap();
+    let expected: Vec<u32> = (LIMIT - admitted..LIMIT).collect();
     assert!(
-        busy >= 0.7 * spread,
-        "one key: {busy:.0} admissions/s, over 40 keys: {spread:.0}/s"
+        remaining == expected,
+        "each admission counted once, in some order"
     );
-    // The busy key holds every admission of its minute, counted per second.
-    assert_eq!(stored_counters(&env).await[0], 60);
+    assert_eq!(stored_counters(&env).await, [60]);
 }

@@ -2,6 +2,7 @@
 
 mod attachments;
 mod batch;
+mod claims;
 mod comments;
 mod deliveries;
 mod directory;

@@ -19,6 +19,7 @@ use procflow_domain::webhook::{
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::claims::Claims;
 use super::queue::{
     self, ClaimShape, Column, PgJob, QueueTable, Settled, SettledRow, Statements, bind_settled,
 };
@@ -207,6 +208,7 @@ static QUEUE: LazyLock<Statements> = LazyLock::new(|| {
         table: "webhook_deliveries",
         held: "delivering",
         done: "delivered",
+        claims: Claims::Deliveries,
     }
     .statements(
         &ClaimShape {

@@ -15,6 +15,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::PgStore;
+use super::claims::Claims;
 use super::queue::{ClaimShape, PgJob, QueueTable, SettledRow, Statements};
 use crate::error::{corrupt, db_error};
 use crate::rows::{parse, to_u32};
@@ -113,6 +114,7 @@ static QUEUE: LazyLock<Statements> = LazyLock::new(|| {
         table: "emails",
         held: "sending",
         done: "sent",
+        claims: Claims::Mails,
     }
     .statements(
         &ClaimShape {

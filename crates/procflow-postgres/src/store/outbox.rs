@@ -1,7 +1,7 @@
 //! `Outbox` on PostgreSQL: leases taken by an `UPDATE` that checks again that each event is
 //! still unleased (no row lock across teams: Citus refuses one), so workers on several
 //! instances never hold the same event at once; events that cannot be read are set aside
-//! (`dead_at`) rather than claimed again.
+//! (`dead_at`) rather than claimed again. Claims are taken in turn ([`super::claims`]).
 
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -16,6 +16,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::PgStore;
+use super::claims::{Claims, in_turn};
 use super::sweep::delete_in_batches;
 use crate::error::db_error;
 use crate::rows::to_u32;
@@ -42,7 +43,7 @@ impl Outbox for PgStore {
         lease_until: OffsetDateTime,
     ) -> DomainResult<Vec<OutboxEntry>> {
         let mut conn = self.conn().await?;
-        let rows: Vec<Claimed> = diesel::sql_query(
+        let claim = diesel::sql_query(
             "WITH claimed AS ( \
                UPDATE outbox SET leased_until = $1 \
                WHERE (team_id, id) IN (SELECT team_id, id FROM outbox \
@@ -54,12 +55,13 @@ impl Outbox for PgStore {
                RETURNING id, kind, due_at, payload, attempts) \
              SELECT id, kind, payload, attempts FROM claimed ORDER BY due_at, id",
         )
+        .into_boxed()
         .bind::<Timestamptz, _>(lease_until)
         .bind::<Timestamptz, _>(now)
-        .bind::<BigInt, _>(i64::try_from(limit).unwrap_or(i64::MAX))
-        .load(&mut conn)
-        .await
-        .map_err(db_error)?;
+        .bind::<BigInt, _>(i64::try_from(limit).unwrap_or(i64::MAX));
+        let rows: Vec<Claimed> = in_turn(&mut conn, Claims::Outbox, claim)
+            .await
+            .map_err(db_error)?;
         rows.into_iter()
             .map(|row| {
                 Ok(OutboxEntry {

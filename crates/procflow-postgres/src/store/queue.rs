@@ -17,7 +17,8 @@
 //! each row is still due, on the row as a concurrent claimer left it, so of two claimers
 //! reading the same due row the second finds it held, with a lease running, and leaves it.
 //! The lease token then fences every settle: only the claim that holds a row records its
-//! outcome.
+//! outcome. Claims of one queue are taken in turn ([`super::claims`]), so that a claim never
+//! reads as due a row an earlier claim took.
 
 use async_trait::async_trait;
 use diesel::QueryableByName;
@@ -35,6 +36,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::PgStore;
+use super::claims::{Claims, in_turn};
 use super::sweep::delete_in_batches;
 use crate::error::db_error;
 
@@ -46,6 +48,8 @@ pub(super) struct QueueTable {
     pub(super) held: &'static str,
     /// A row done (`delivered`, `sent`).
     pub(super) done: &'static str,
+    /// Its claim lock.
+    pub(super) claims: Claims,
 }
 
 /// A column a queue's settle carries beside the shared ones: `$8` onwards, in order.
@@ -71,6 +75,8 @@ pub(super) struct ClaimShape {
 
 /// A queue's statements, built once.
 pub(super) struct Statements {
+    /// The lock its claims are taken in turn under.
+    pub(super) claims: Claims,
     /// `$1` now, `$2` limit, `$3` lease token, `$4` lease until, `$5` holder; answers the
     /// queue's `RETURNING` list and `taken_over`, `taken_from`.
     pub(super) claim: String,
@@ -95,7 +101,12 @@ impl QueueTable {
         extra: &[Column],
         returning: &str,
     ) -> Statements {
-        let Self { table, held, done } = self;
+        let Self {
+            table,
+            held,
+            done,
+            claims,
+        } = self;
         let waiting = format!("status IN ('pending', '{held}') AND due_at <= $1");
         // `due` is read before the `UPDATE` changes the rows, so it still says whether each
         // was held, and by whom, as the claim's snapshot saw it (only a report reads it).
@@ -139,6 +150,7 @@ impl QueueTable {
              RETURNING q.id{returning}"
         );
         Statements {
+            claims: *claims,
             claim,
             renew: format!(
                 "UPDATE {table} SET due_at = $2 WHERE holder = $1 AND status = '{held}'"
@@ -285,8 +297,9 @@ impl<J: PgJob> LeasedQueue<J> for PgStore {
         lease: &Lease,
     ) -> DomainResult<Claim<J>> {
         let mut conn = self.conn().await?;
-        let rows: Vec<ClaimedRow<J::Row>> = bind_claim(&J::statements().claim, limit, now, lease)
-            .load(&mut conn)
+        let statements = J::statements();
+        let claim = bind_claim(&statements.claim, limit, now, lease);
+        let rows: Vec<ClaimedRow<J::Row>> = in_turn(&mut conn, statements.claims, claim)
             .await
             .map_err(db_error)?;
         let taken_from: Vec<Option<HolderId>> = rows

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use procflow_domain::ids::{DeliveryId, EmailId, EventId, HolderId};
 use procflow_domain::mail::{MailContent, MailKind, MailOutcome, Mails, NewMail};
 use procflow_domain::ports::LeasedQueue;
-use procflow_domain::queue::{Job, Lease, Takeover};
+use procflow_domain::queue::{Claim, Job, Lease, Takeover};
 use procflow_domain::webhook::{
     AttemptOutcome, Deliveries, DeliveryOrigin, NewDelivery, RetrySchedule, WebhookEvent,
 };
@@ -364,4 +364,188 @@ async fn a_dead_holders_delivery_to_a_deleted_endpoint_is_never_taken_over(env: 
         .await;
     assert!(taken.unwrap().jobs.is_empty(), "its endpoint is gone");
     assert_eq!(queue.backlog().await.unwrap().pending, 0);
+}
+
+conformance_test!(
+    holders_draining_one_queue_take_each_job_once_and_never_fail,
+    worker_threads = 4
+);
+async fn holders_draining_one_queue_take_each_job_once_and_never_fail(env: Env) {
+    // Enough jobs, all due at the same instant (as a burst of events or a bulk redelivery
+    // makes them), for the holders' claims and settles to overlap many times.
+    const JOBS: u128 = 10_000;
+    enqueue(&env, JOBS).await;
+    let stores: Vec<_> = (0..4).map(|_| env.another_instance(8)).collect();
+    let t0 = env.clock_now();
+    draining(&deliveries(), &stores, t0, JOBS).await;
+    draining(&mails(), &stores, t0, JOBS).await;
+}
+
+/// Each instance, as its own holder, claims batches and settles each job's outcome while it
+/// claims more, as a worker does (its attempts end one by one, its claims go on), until
+/// nothing is due. The clock stands still, so no lease runs out and no job may be taken twice;
+/// and no holder's statements may fail because of another's.
+async fn draining<J: Job>(
+    kind: &Kind<J>,
+    stores: &[Arc<dyn Store>],
+    t0: OffsetDateTime,
+    jobs: u128,
+) {
+    let drain = |store: Arc<dyn Store>, who: HolderId| {
+        let (queue, id, success) = (kind.queue, kind.id, kind.success);
+        async move {
+            let mut taken = Vec::new();
+            let mut settling = tokio::task::JoinSet::new();
+            loop {
+                let claim = queue(&*store)
+                    .claim_due(128, t0, &lease(who, t0 + LEASE))
+                    .await
+                    .unwrap_or_else(|error| panic!("{who:?} claiming: {error}"));
+                if claim.jobs.is_empty() && settling.is_empty() {
+                    return taken;
+                }
+                assert_eq!(claim.count_taken_over(), 0, "no lease ran out");
+                taken.extend(claim.jobs.iter().map(id));
+                // Attempts end in any order, and the settles record what ended together:
+                // here the claim's last and first jobs, then its last but one and second...
+                let mut ended = Vec::with_capacity(claim.jobs.len());
+                let (mut first, mut last) = (0, claim.jobs.len());
+                while first < last {
+                    last -= 1;
+                    ended.push(claim.jobs[last].clone());
+                    if first < last {
+                        ended.push(claim.jobs[first].clone());
+                        first += 1;
+                    }
+                }
+                for chunk in ended.chunks(4) {
+                    let kind = Kind { queue, id, success };
+                    let store = Arc::clone(&store);
+                    let settled: Vec<_> = chunk
+                        .iter()
+                        .map(|job| (job.clone(), done(&kind, job, t0)))
+                        .collect();
+                    settling.spawn(async move {
+                        let recorded = queue(&*store)
+                            .settle(&settled)
+                            .await
+                            .unwrap_or_else(|error| panic!("{who:?} settling: {error}"));
+                        assert!(
+                            recorded.iter().all(|r| *r),
+                            "every outcome of its own claim"
+                        );
+                    });
+                }
+                while settling.len() > 6 || (claim.jobs.is_empty() && !settling.is_empty()) {
+                    settling.join_next().await.unwrap().unwrap();
+                }
+            }
+        }
+    };
+    let holders: Vec<_> = stores
+        .iter()
+        .zip(1..)
+        .map(|(store, n)| tokio::spawn(drain(Arc::clone(store), holder(n))))
+        .collect();
+    let mut all = Vec::new();
+    for taken in holders {
+        all.extend(taken.await.unwrap());
+    }
+    let count = all.len();
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), count, "no job taken by two holders");
+    assert_eq!(u128::try_from(count).unwrap(), jobs, "every job taken");
+}
+
+// PostgreSQL only: the order of two claims is forced with a row lock the test holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_claim_that_waited_for_another_takes_what_that_one_left() {
+    use diesel::sql_types::Uuid as SqlUuid;
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+
+    let env = Env::postgres().await;
+    let hook = endpoint(&env, &env.team).await;
+    let t0 = env.clock_now();
+    // Four deliveries due a second apart, oldest first.
+    let queued: Vec<NewDelivery> = (0..4_i64)
+        .map(|n| NewDelivery {
+            id: DeliveryId::from_uuid(Uuid::now_v7()),
+            team_id: hook.team_id,
+            webhook_id: hook.id,
+            event_id: EventId::from_uuid(Uuid::now_v7()),
+            event: WebhookEvent::RunCreated,
+            origin: DeliveryOrigin::Event,
+            payload: "{}".into(),
+            created_at: t0 - Duration::seconds(4 - n),
+        })
+        .collect();
+    env.store.enqueue(&queued).await.unwrap();
+    let ids: Vec<Uuid> = queued.iter().map(|d| d.id.as_uuid()).collect();
+
+    // The first claim stops at the second-oldest delivery, held by the test; the second claim
+    // starts while the first waits there.
+    let url = env.pg().db.url().to_owned();
+    let mut holding = AsyncPgConnection::establish(&url).await.unwrap();
+    holding.batch_execute("BEGIN").await.unwrap();
+    diesel::sql_query("SELECT id FROM webhook_deliveries WHERE id = $1 FOR UPDATE")
+        .bind::<SqlUuid, _>(ids[1])
+        .execute(&mut holding)
+        .await
+        .unwrap();
+    let claim = |n: u128| {
+        let store = env.another_instance(1);
+        tokio::spawn(async move {
+            store
+                .deliveries()
+                .claim_due(2, t0, &lease(holder(n), t0 + LEASE))
+                .await
+        })
+    };
+    let first = claim(1);
+    waiting_for_locks(&url, 1).await;
+    let second = claim(2);
+    waiting_for_locks(&url, 2).await;
+    holding.batch_execute("COMMIT").await.unwrap();
+
+    let taken = |claim: Claim<Deliveries>| -> Vec<Uuid> {
+        claim.jobs.iter().map(|d| d.id.as_uuid()).collect()
+    };
+    let first = taken(first.await.unwrap().expect("the first claim"));
+    let second = taken(second.await.unwrap().expect("the second claim"));
+    assert_eq!(first, ids[..2], "the first claim: the two oldest");
+    // Not nothing: it read the due rows after the first claim committed, not before.
+    assert_eq!(second, ids[2..], "the second claim: the two the first left");
+}
+
+/// Polls until `count` sessions of the test's database wait for a lock (bounded: 10 s).
+async fn waiting_for_locks(url: &str, count: i64) {
+    use diesel::sql_types::BigInt;
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+
+    #[derive(diesel::QueryableByName)]
+    struct Waiting {
+        #[diesel(sql_type = BigInt)]
+        waiting: i64,
+    }
+    let mut conn = AsyncPgConnection::establish(url).await.unwrap();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let now: Waiting = diesel::sql_query(
+            "SELECT count(*) AS waiting FROM pg_stat_activity \
+             WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+        .get_result(&mut conn)
+        .await
+        .unwrap();
+        if now.waiting >= count {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "{} of {count} sessions waiting for a lock after 10 s",
+            now.waiting
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
 }

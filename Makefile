@@ -141,8 +141,11 @@ chaos: postgres-tools mail-tools
 ## jsonb_populate_record in writing CTEs) crashed the Citus 13.2.2 coordinator (signal 11);
 ## and the scheduler's plan test, a plan of one PostgreSQL too (on Citus the due read is a
 ## statement on every shard by design), whose set-up Citus refuses (a STABLE timestamp sum
-## over a column in an UPDATE).
+## over a column in an UPDATE); and the claim-order test, which waits until the coordinator's
+## pg_stat_activity shows its claims waiting for a lock (on Citus a row lock is waited for on
+## a worker node, where the tests' schemas share one database).
 CITUS_SKIP := --skip conformance::migrations:: \
+	--skip a_claim_that_waited_for_another_takes_what_that_one_left \
 	--skip conformance::inbox_plan:: \
 	--skip conformance::schedules_plan:: \
 	--skip counts_kept_as_timestamps_before_the_migration \

@@ -18,7 +18,7 @@
 # curl is given `Expect:` (none) on every upload: it would otherwise wait for a 100 Continue
 # before sending a body over 1 MiB, which the plain server does not send.
 
-FILES_REPS="${BENCH_FILES_REPS:-5}"
+FILES_REPS="${BENCH_FILES_REPS:-20}"
 FILES_MIB=10         # F1's file
 FILES_RSS_MIB=25     # F2's files (PROCFLOW_UPLOAD_MAX_BYTES, the default, is 25 MiB)
 FILES_CONCURRENT=8   # F2's uploads at once

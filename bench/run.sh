@@ -37,7 +37,7 @@
 #                      a plain file server, the memory of 8 concurrent 25 MiB uploads), on the
 #                      teams, templates and keys alone (no seeded runs): about a minute after the
 #                      build
-#   BENCH_FILES_REPS   repetitions of each transfer of the attachment rows (default 5)
+#   BENCH_FILES_REPS   repetitions of each transfer of the attachment rows (default 20)
 #   PROCFLOW_PG_BIN    directory of initdb/pg_ctl/pgbench (default: the highest
 #                      /usr/lib/postgresql/*/bin)
 #   CARGO              cargo command (default cargo)

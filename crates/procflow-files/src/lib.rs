@@ -23,7 +23,8 @@ use futures_util::StreamExt;
 use futures_util::stream::BoxStream;
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as ObjectPath;
-use object_store::{MultipartUpload, ObjectStore, ObjectStoreExt, PutPayloadMut};
+use bytes::BytesMut;
+use object_store::{MultipartUpload, ObjectStore, ObjectStoreExt, PutPayload};
 use parts::Parts;
 use procflow_domain::error::{DomainError, DomainResult, Resource, StoreError, ValidationError};
 use procflow_domain::ports::files::{
@@ -143,9 +144,10 @@ impl FileStore for ObjectFiles {
         let mut upload = self.start_upload(key).await?;
         let mut parts = Parts::default();
         let mut size: u64 = 0;
-        // The body's chunks are gathered as they came, never copied into one buffer: a part
-        // is a list of them.
-        let mut part = PutPayloadMut::new();
+        // The body's chunks (8 KiB each from actix) are copied into one buffer per part: a
+        // part kept as the list of its chunks was written with a `write` per chunk, 1,280
+        // system calls per 10 MiB, where a copy costs far less.
+        let mut part = BytesMut::with_capacity(self.part_bytes);
         let outcome: DomainResult<()> = async {
             loop {
                 let chunk = body.next_chunk().await.map_err(|e| {
@@ -154,11 +156,12 @@ impl FileStore for ObjectFiles {
                 let end = chunk.is_none();
                 if let Some(chunk) = chunk {
                     size += chunk.len() as u64;
-                    part.push(chunk);
+                    part.extend_from_slice(&chunk);
                 }
-                if part.content_length() >= self.part_bytes || (end && !part.is_empty()) {
-                    let full = std::mem::take(&mut part).freeze();
-                    parts.send(upload.as_mut(), full).await?;
+                if part.len() >= self.part_bytes || (end && !part.is_empty()) {
+                    let full = part.split().freeze();
+                    part.reserve(self.part_bytes);
+                    parts.send(upload.as_mut(), PutPayload::from(full)).await?;
                 }
                 if end {
                     return Ok(());

@@ -19,11 +19,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use bytes::BytesMut;
 use futures_util::StreamExt;
 use futures_util::stream::BoxStream;
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as ObjectPath;
-use bytes::BytesMut;
 use object_store::{MultipartUpload, ObjectStore, ObjectStoreExt, PutPayload};
 use parts::Parts;
 use procflow_domain::error::{DomainError, DomainResult, Resource, StoreError, ValidationError};

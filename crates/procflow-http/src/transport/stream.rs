@@ -3,6 +3,7 @@
 //! bodies within their time limit, and writes that the client must take within theirs.
 
 use std::io;
+use std::mem::MaybeUninit;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -46,8 +47,14 @@ pub struct Guarded<S> {
     linger: Option<Pin<Box<Sleep>>>,
 }
 
-/// How much is read from the client at once.
-const READ_CHUNK: usize = 8 * 1024;
+/// How much is read from the client at once. actix asks for 8 KiB at a time; a body read in
+/// pieces that small costs a system call each (1,280 for a 10 MiB upload), so bigger pieces are
+/// read here and actix's reads are served from memory.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// What the buffer of bytes ready for actix may keep between reads: a connection does not hold
+/// on to a body's read buffer once the body has passed.
+const READY_KEPT: usize = 8 * 1024;
 
 /// How long a connection being closed drains what its client still sends: actix's own
 /// `client_disconnect_timeout`.
@@ -237,6 +244,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for Guarded<S> {
                 this.ready_at += n;
                 if this.ready_at == this.ready.len() {
                     this.ready.clear();
+                    this.ready.shrink_to(READY_KEPT);
                     this.ready_at = 0;
                 }
                 return Poll::Ready(Ok(()));
@@ -249,8 +257,9 @@ impl<S: AsyncRead + Unpin> AsyncRead for Guarded<S> {
             if this.ready_at < this.ready.len() || matches!(this.reading, Reading::Ended) {
                 continue;
             }
-            let mut chunk = [0_u8; READ_CHUNK];
-            let mut read = ReadBuf::new(&mut chunk);
+            // Uninitialised: zeroing it was 3 % of a read request's instructions.
+            let mut chunk = [MaybeUninit::<u8>::uninit(); READ_CHUNK];
+            let mut read = ReadBuf::uninit(&mut chunk);
             match Pin::new(&mut this.io).poll_read(cx, &mut read) {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
@@ -306,8 +315,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for Guarded<S> {
             {
                 return Poll::Ready(Ok(()));
             }
-            let mut chunk = [0_u8; READ_CHUNK];
-            let mut read = ReadBuf::new(&mut chunk);
+            // Uninitialised: zeroing it was 3 % of a read request's instructions.
+            let mut chunk = [MaybeUninit::<u8>::uninit(); READ_CHUNK];
+            let mut read = ReadBuf::uninit(&mut chunk);
             match Pin::new(&mut this.io).poll_read(cx, &mut read) {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(Ok(())) if !read.filled().is_empty() => {}

@@ -11,7 +11,8 @@ use procflow_domain::mail::{MailContent, MailKind, MailOutcome, Mails, NewMail};
 use procflow_domain::ports::LeasedQueue;
 use procflow_domain::queue::{Claim, Job, Lease, Takeover};
 use procflow_domain::webhook::{
-    AttemptOutcome, Deliveries, DeliveryOrigin, NewDelivery, RetrySchedule, WebhookEvent,
+    AttemptOutcome, Deliveries, DeliveryOrigin, NewDelivery, RetrySchedule, WebhookEndpoint,
+    WebhookEvent,
 };
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
@@ -53,18 +54,7 @@ fn mails() -> Kind<Mails> {
 async fn enqueue(env: &Env, count: u128) {
     let hook = endpoint(env, &env.team).await;
     let now = env.clock_now();
-    let deliveries: Vec<NewDelivery> = (0..count)
-        .map(|n| NewDelivery {
-            id: DeliveryId::from_uuid(Uuid::now_v7()),
-            team_id: hook.team_id,
-            webhook_id: hook.id,
-            event_id: EventId::from_uuid(Uuid::from_u128(0xD0 + n)),
-            event: WebhookEvent::RunCreated,
-            origin: DeliveryOrigin::Event,
-            payload: format!("{{\"n\":{n}}}"),
-            created_at: now,
-        })
-        .collect();
+    let deliveries: Vec<NewDelivery> = (0..count).map(|n| delivery(&hook, 0xD0 + n, now)).collect();
     env.store.enqueue(&deliveries).await.unwrap();
     let mails: Vec<NewMail> = (0..count)
         .map(|n| NewMail {
@@ -86,6 +76,20 @@ async fn enqueue(env: &Env, count: u128) {
         })
         .collect();
     env.store.enqueue_mail(&mails).await.unwrap();
+}
+
+/// A delivery to `hook` of event `n` (its payload names it), created and due at `at`.
+fn delivery(hook: &WebhookEndpoint, n: u128, at: OffsetDateTime) -> NewDelivery {
+    NewDelivery {
+        id: DeliveryId::from_uuid(Uuid::now_v7()),
+        team_id: hook.team_id,
+        webhook_id: hook.id,
+        event_id: EventId::from_uuid(Uuid::from_u128(n)),
+        event: WebhookEvent::RunCreated,
+        origin: DeliveryOrigin::Event,
+        payload: format!("{{\"n\":{n}}}"),
+        created_at: at,
+    }
 }
 
 fn holder(n: u128) -> HolderId {
@@ -469,16 +473,13 @@ async fn a_claim_that_waited_for_another_takes_what_that_one_left() {
     let hook = endpoint(&env, &env.team).await;
     let t0 = env.clock_now();
     // Four deliveries due a second apart, oldest first.
-    let queued: Vec<NewDelivery> = (0..4_i64)
-        .map(|n| NewDelivery {
-            id: DeliveryId::from_uuid(Uuid::now_v7()),
-            team_id: hook.team_id,
-            webhook_id: hook.id,
-            event_id: EventId::from_uuid(Uuid::now_v7()),
-            event: WebhookEvent::RunCreated,
-            origin: DeliveryOrigin::Event,
-            payload: "{}".into(),
-            created_at: t0 - Duration::seconds(4 - n),
+    let queued: Vec<NewDelivery> = (0..4_u8)
+        .map(|n| {
+            delivery(
+                &hook,
+                0xF0 + u128::from(n),
+                t0 - Duration::seconds(4 - i64::from(n)),
+            )
         })
         .collect();
     env.store.enqueue(&queued).await.unwrap();

@@ -29,6 +29,15 @@ struct Kind<J: Job> {
     success: fn() -> J::Outcome,
 }
 
+// By hand: the derives would ask `J: Copy`, and a kind is only function pointers.
+impl<J: Job> Clone for Kind<J> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<J: Job> Copy for Kind<J> {}
+
 fn deliveries() -> Kind<Deliveries> {
     Kind {
         queue: |store| store.deliveries(),
@@ -396,12 +405,12 @@ async fn draining<J: Job>(
     jobs: u128,
 ) {
     let drain = |store: Arc<dyn Store>, who: HolderId| {
-        let (queue, id, success) = (kind.queue, kind.id, kind.success);
+        let kind = *kind;
         async move {
             let mut taken = Vec::new();
             let mut settling = tokio::task::JoinSet::new();
             loop {
-                let claim = queue(&*store)
+                let claim = (kind.queue)(&*store)
                     .claim_due(128, t0, &lease(who, t0 + LEASE))
                     .await
                     .unwrap_or_else(|error| panic!("{who:?} claiming: {error}"));
@@ -409,7 +418,7 @@ async fn draining<J: Job>(
                     return taken;
                 }
                 assert_eq!(claim.count_taken_over(), 0, "no lease ran out");
-                taken.extend(claim.jobs.iter().map(id));
+                taken.extend(claim.jobs.iter().map(kind.id));
                 // Attempts end in any order, and the settles record what ended together:
                 // here the claim's last and first jobs, then its last but one and second...
                 let mut ended = Vec::with_capacity(claim.jobs.len());
@@ -423,14 +432,13 @@ async fn draining<J: Job>(
                     }
                 }
                 for chunk in ended.chunks(4) {
-                    let kind = Kind { queue, id, success };
                     let store = Arc::clone(&store);
                     let settled: Vec<_> = chunk
                         .iter()
                         .map(|job| (job.clone(), done(&kind, job, t0)))
                         .collect();
                     settling.spawn(async move {
-                        let recorded = queue(&*store)
+                        let recorded = (kind.queue)(&*store)
                             .settle(&settled)
                             .await
                             .unwrap_or_else(|error| panic!("{who:?} settling: {error}"));

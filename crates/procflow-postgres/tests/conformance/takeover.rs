@@ -432,6 +432,12 @@ async fn draining<J: Job>(
                     }
                 }
                 for chunk in ended.chunks(4) {
+                    // At most 6 settles and the claim at once: the holder's 8 connections
+                    // serve them all without a wait for a slot (a slow engine, Citus on a
+                    // busy machine, must not fail a settle on the pool's timeout).
+                    while settling.len() >= 6 {
+                        settling.join_next().await.unwrap().unwrap();
+                    }
                     let store = Arc::clone(&store);
                     let settled: Vec<_> = chunk
                         .iter()
@@ -448,7 +454,7 @@ async fn draining<J: Job>(
                         );
                     });
                 }
-                while settling.len() > 6 || (claim.jobs.is_empty() && !settling.is_empty()) {
+                while claim.jobs.is_empty() && !settling.is_empty() {
                     settling.join_next().await.unwrap().unwrap();
                 }
             }

@@ -149,6 +149,57 @@ pub struct Schedule {
     pub updated_at: OffsetDateTime,
 }
 
+impl Schedule {
+    /// A schedule as created at `now`: enabled, without a name, nothing run yet, its next
+    /// occurrence the recurrence's first at or after `now`.
+    ///
+    /// ```
+    /// use procflow_domain::ids::{ScheduleId, TeamId, TemplateId};
+    /// use procflow_domain::schedule::{Recurrence, Schedule, ScheduledRun, Timezone};
+    /// use time::macros::datetime;
+    ///
+    /// let daily = Recurrence::parse("DTSTART:20260301T093000\nRRULE:FREQ=DAILY", Timezone::UTC)?;
+    /// let schedule = Schedule::new(
+    ///     ScheduleId::from_uuid(uuid::Uuid::from_u128(1)),
+    ///     TeamId::from_uuid(uuid::Uuid::from_u128(2)),
+    ///     TemplateId::from_uuid(uuid::Uuid::from_u128(3)),
+    ///     daily,
+    ///     ScheduledRun::default(),
+    ///     datetime!(2026-03-02 10:00 UTC),
+    /// );
+    /// assert_eq!(schedule.next_run_at, Some(datetime!(2026-03-03 09:30 UTC)));
+    /// assert!(schedule.enabled && schedule.last_run_at.is_none());
+    /// # Ok::<(), procflow_domain::error::ValidationError>(())
+    /// ```
+    #[must_use]
+    pub fn new(
+        id: ScheduleId,
+        team_id: TeamId,
+        template_id: TemplateId,
+        recurrence: Recurrence,
+        run: ScheduledRun,
+        now: OffsetDateTime,
+    ) -> Self {
+        Self {
+            id,
+            team_id,
+            template_id,
+            name: None,
+            next_run_at: recurrence.first_from(now),
+            recurrence,
+            enabled: true,
+            run,
+            last_run_at: None,
+            last_run_id: None,
+            last_error: None,
+            missed_count: 0,
+            revision: 0,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+}
+
 impl Hash for Schedule {
     fn hash<H: Hasher>(&self, state: &mut H) {
         // `revision` moves with every write, the scheduler's included, and so does every field

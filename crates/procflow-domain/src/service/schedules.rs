@@ -143,21 +143,16 @@ impl Schedules {
         let now = self.procflow.now();
         let enabled = request.enabled.unwrap_or(true);
         let schedule = Schedule {
-            id: ScheduleId::from_uuid(self.procflow.ports.ids.new_id()),
-            team_id: team.id,
-            template_id: request.template_id,
             name,
-            next_run_at: recurrence.first_from(now),
-            recurrence,
             enabled,
-            run: request.run,
-            last_run_at: None,
-            last_run_id: None,
-            last_error: None,
-            missed_count: 0,
-            revision: 0,
-            created_at: now,
-            updated_at: now,
+            ..Schedule::new(
+                ScheduleId::from_uuid(self.procflow.ports.ids.new_id()),
+                team.id,
+                request.template_id,
+                recurrence,
+                request.run,
+                now,
+            )
         };
         self.store.insert_schedule(&schedule).await?;
         Ok(schedule)

@@ -158,25 +158,19 @@ pub fn daily_schedule(
     id: ScheduleId,
     due_from: time::OffsetDateTime,
 ) -> Schedule {
-    let now = env.clock_now();
     let recurrence =
         Recurrence::parse("DTSTART:20260301T093000\nRRULE:FREQ=DAILY", Timezone::UTC).unwrap();
+    let next_run_at = recurrence.first_from(due_from);
     Schedule {
-        id,
-        team_id: env.team.id,
-        template_id: template,
-        name: None,
-        next_run_at: recurrence.first_from(due_from),
-        recurrence,
-        enabled: true,
-        run: ScheduledRun::default(),
-        last_run_at: None,
-        last_run_id: None,
-        last_error: None,
-        missed_count: 0,
-        revision: 0,
-        created_at: now,
-        updated_at: now,
+        next_run_at,
+        ..Schedule::new(
+            id,
+            env.team.id,
+            template,
+            recurrence,
+            ScheduledRun::default(),
+            env.clock_now(),
+        )
     }
 }
 

@@ -38,6 +38,8 @@
 #                      teams, templates and keys alone (no seeded runs): about a minute after the
 #                      build
 #   BENCH_FILES_REPS   repetitions of each transfer of the attachment rows (default 20)
+#   BENCH_XACT_SECS    length of the 1-connection runs that count database transactions per
+#                      request (bench/xacts.sh; default 3)
 #   PROCFLOW_PG_BIN    directory of initdb/pg_ctl/pgbench (default: the highest
 #                      /usr/lib/postgresql/*/bin)
 #   CARGO              cargo command (default cargo)
@@ -73,6 +75,8 @@ source "$BENCH/busy_key.sh"
 source "$BENCH/logic.sh"
 # shellcheck source=bench/inbox.sh
 source "$BENCH/inbox.sh"
+# shellcheck source=bench/xacts.sh
+source "$BENCH/xacts.sh"
 # shellcheck source=bench/scheduler.sh
 source "$BENCH/scheduler.sh"
 # shellcheck source=bench/files.sh
@@ -359,6 +363,7 @@ main() {
   ensure_tools
   build
   : >"$RESULTS"
+  : >"$OUT/xacts.tsv"
   say "starting PostgreSQL $("$PG_BIN/postgres" --version | awk '{ print $3 }') (fsync on, synchronous_commit on)"
   start_postgres
   say "migrating"
@@ -435,6 +440,8 @@ main() {
   load create.svc.16 16 create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"
   floor create.sql.4 4 create_run.sql -D tpl="$TPL50" -D base="$(date +%s%3N)" -D ctag=16
   floor create.sql.16 16 create_run.sql -D tpl="$TPL50" -D base="$(date +%s%3N)" -D ctag=32
+  xacts_count xact.create.svc load create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"
+  xacts_count xact.create.sql floor create_run.sql -D tpl="$TPL50" -D base="$(date +%s%3N)" -D ctag=48
   RUNS_FRESH_END=$(sql -c "SELECT count(*) FROM runs")
 
   say "seeding $GROWTH_RUNS runs (set-based SQL, with their sections)"
@@ -483,11 +490,13 @@ main() {
   local next_svc=0 next_floor=0 cap_svc=$((TASK_POOL_RUNS * 49))
   load complete.svc.4 4 complete_task.lua "$TMP/keys-big.txt" "$TMP/tasks-50.txt" "$next_svc" 2; next_svc=$NEXT
   load complete.svc.16 16 complete_task.lua "$TMP/keys-big.txt" "$TMP/tasks-50.txt" "$next_svc" 2; next_svc=$NEXT
-  [ "$next_svc" -le "$cap_svc" ] || say "  WARNING: the task pool wrapped around ($next_svc > $cap_svc): some PATCHes repeated a completed task"
-  TASK_NEXT=$next_svc  # the webhook rows go on with this pool
   local floor_vars=(-D pool_tag=4 -D pool_ms="$floor_ms" -D pool_runs="$FLOOR_POOL_RUNS")
   floor complete.sql.4 4 complete_task.sql "${floor_vars[@]}" -D start="$next_floor"; next_floor=$((next_floor + NEXT))
   floor complete.sql.16 16 complete_task.sql "${floor_vars[@]}" -D start="$next_floor"; next_floor=$((next_floor + NEXT))
+  xacts_count xact.complete.svc load complete_task.lua "$TMP/keys-big.txt" "$TMP/tasks-50.txt" "$next_svc" 2; next_svc=$NEXT
+  xacts_count xact.complete.sql floor complete_task.sql "${floor_vars[@]}" -D start="$next_floor"; next_floor=$((next_floor + NEXT))
+  [ "$next_svc" -le "$cap_svc" ] || say "  WARNING: the task pool wrapped around ($next_svc > $cap_svc): some PATCHes repeated a completed task"
+  TASK_NEXT=$next_svc  # the webhook rows go on with this pool
   [ "$next_floor" -le "$((FLOOR_POOL_RUNS * 49))" ] || say "  WARNING: the floor's task pool wrapped around"
   # The floor's statements find their rows by computed ids: check they did complete tasks.
   local done_svc done_floor
@@ -506,6 +515,8 @@ main() {
   load tasks.svc.16 16 get.lua "$TMP/keys-big.txt" "/api/v1/process-runs/$lt_run/tasks?limit=50"
   floor tasks.sql.4 4 list_tasks.sql -D run="$lt_run"
   floor tasks.sql.16 16 list_tasks.sql -D run="$lt_run"
+  xacts_count xact.tasks.svc load get.lua "$TMP/keys-big.txt" "/api/v1/process-runs/$lt_run/tasks?limit=50"
+  xacts_count xact.tasks.sql floor list_tasks.sql -D run="$lt_run"
   say "scenario 3g: the guest page of the same run (bench/wrk/guest_page.lua)"
   local share_path
   share_path=$(curl -s -H "Authorization: Bearer pf_live_bench_1_1" -H 'Content-Type: application/json' \
@@ -525,6 +536,8 @@ main() {
   load list.svc.16 16 get.lua "$TMP/keys-big.txt" "/api/v1/process-runs?limit=20&cursor=$cursor"
   floor list.sql.4 4 list_runs.sql -D cursor="$cursor" -D page_ids="$page_ids"
   floor list.sql.16 16 list_runs.sql -D cursor="$cursor" -D page_ids="$page_ids"
+  xacts_count xact.list.svc load get.lua "$TMP/keys-big.txt" "/api/v1/process-runs?limit=20&cursor=$cursor"
+  xacts_count xact.list.sql floor list_runs.sql -D cursor="$cursor" -D page_ids="$page_ids"
   say "growth: the same page on a team of $SMALL_RUNS runs"
   small_cursor=$(sql -c "SELECT bench.uuid($((big_ms + SMALL_RUNS / 2)), 2, 0)")
   load list10k.svc.4 4 get.lua "$TMP/keys-small.txt" "/api/v1/process-runs?limit=20&cursor=$small_cursor"
@@ -536,6 +549,7 @@ main() {
   one_run=$(sql -c "SELECT bench.uuid($((big_ms + BIG_RUNS / 4)), 1, 0)")
   load get.svc.4 4 get.lua "$TMP/keys-big.txt" "/api/v1/process-runs/$one_run"
   load get.svc.16 16 get.lua "$TMP/keys-big.txt" "/api/v1/process-runs/$one_run"
+  xacts_count xact.get.svc load get.lua "$TMP/keys-big.txt" "/api/v1/process-runs/$one_run"
 
   # Growth: task update on runs of 5 and of 500 tasks.
   say "growth: complete a task of a 5-task run, of a 500-task run"
@@ -685,6 +699,7 @@ report() {
         "$(result list10k.svc.$c 2)" "$(result list10k.svc.$c 3)" "$(result list10k.svc.$c 4)" \
         "$(result list.svc.$c 2)" "$(result list.svc.$c 3)" "$(result list.svc.$c 4)"
     done
+    xacts_report
     batch_report
     etag_report
     busy_key_report

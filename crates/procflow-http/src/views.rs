@@ -56,6 +56,9 @@ fn list_within<'a, T: 'a, V: Serialize>(
             tracing::error!(%error, "cannot write a list item as JSON");
             return crate::error::ApiError::internal().error_response();
         }
+        if shown.is_none() {
+            body.reserve(room_after_first(body.len(), page.items.len(), max_bytes));
+        }
         // Room for the pagination after the items.
         if shown.is_some() && body.len() + PAGINATION_BYTES > max_bytes {
             body.truncate(mark);
@@ -87,6 +90,18 @@ fn list_within<'a, T: 'a, V: Serialize>(
 
 /// More than the pagination block takes: `],"pagination":{"next_cursor":"<uuid>","has_more":false}}`.
 const PAGINATION_BYTES: usize = 96;
+
+/// What to reserve once the first of `items` is written and the body is `written` bytes long:
+/// the others at the first one's size plus an eighth, and the pagination, within `max_bytes`.
+/// Growing by doubling from a small buffer copied the body three times for a page of 50 tasks
+/// (2.6 % of the request's instructions).
+fn room_after_first(written: usize, items: usize, max_bytes: usize) -> usize {
+    let per_item = written + written / 8;
+    per_item
+        .saturating_mul(items.saturating_sub(1))
+        .saturating_add(PAGINATION_BYTES)
+        .min(max_bytes.saturating_sub(written))
+}
 
 #[cfg(test)]
 mod tests {
@@ -136,6 +151,22 @@ mod tests {
             answer["pagination"]["next_cursor"],
             Uuid::from_u128(3).to_string()
         );
+    }
+
+    #[test]
+    fn after_the_first_item_the_rest_of_the_page_is_reserved_within_the_cap() {
+        // 50 items, the first written in 909 bytes: the 49 others at that size and an eighth
+        // more, and the pagination.
+        let room = room_after_first(909, 50, 1_000_000);
+        assert_eq!(room, (909 + 113) * 49 + PAGINATION_BYTES);
+        assert!(room >= 909 * 49 + PAGINATION_BYTES);
+        assert_eq!(
+            room_after_first(909, 50, 10_000),
+            10_000 - 909,
+            "never past the cap"
+        );
+        assert_eq!(room_after_first(909, 1, 1_000_000), PAGINATION_BYTES);
+        assert_eq!(room_after_first(2_000, 5, 1_000), 0, "already past the cap");
     }
 
     #[test]

@@ -7,26 +7,13 @@
 # requests of a 1-connection run, for GET one run answering 200 with its ETag and the same GET
 # with If-None-Match answering 304; and the latency of both at 4 connections.
 
-# Transactions PostgreSQL counted for the procflow database so far. A backend publishes its
-# counts when it goes idle, at most 10 s late: callers wait for the server's to settle.
-etag_xacts() {
-  sql -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()"
-}
-
 # etag_per_request <key> <script> <args...>: sets PER_REQUEST (transactions per request) and
-# REQUESTS (how many requests were counted).
+# REQUESTS (how many requests were counted), over a 1-connection run of BENCH_SECONDS
+# (bench/xacts.sh).
 etag_per_request() {
-  local key="$1" script="$2" before after requests
+  local key="$1" script="$2"
   shift 2
-  sleep 11
-  before=$(etag_xacts)
-  load "$key" 1 "$script" "$TMP/keys-big.txt" "$@"
-  requests=$(grep '^BENCH ' "$LOG" | tail -n 1 | sed -E 's/.* requests=([0-9]+).*/\1/')
-  sleep 11
-  after=$(etag_xacts)
-  # The reading of `before` is one transaction of its own.
-  PER_REQUEST=$(awk -v a="$after" -v b="$before" -v n="$requests" 'BEGIN { printf "%.2f", (a - b - 1) / n }')
-  REQUESTS=$requests
+  xacts_per_request load "$SECS" "$key" "$script" "$TMP/keys-big.txt" "$@"
 }
 
 etag_unexpected() {

@@ -582,10 +582,10 @@ main() {
   # transaction counts up to 10 s after they go idle, so the main server's last requests are
   # counted by now, and what the second run adds is the limited instance's doing (plus the
   # bench's own psql query and autovacuum, if it runs).
-  xacts_before=$(sql -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()")
+  xacts_before=$(xacts_now)
   LOAD_PORT=$limited_port load limited.svc.16 16 limited.lua "$LIMITED_KEY" "/api/v1/process-runs/$one_run"
   sleep 1.1   # a backend publishes its counts at most once a second
-  xacts_after=$(sql -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()")
+  xacts_after=$(xacts_now)
   LIMITED_XACTS=$((xacts_after - xacts_before))
   LIMITED_REQUESTS=$(awk -F'\t' '$1 == "limited.svc.16" { print $2 * '"$SECS"' }' "$RESULTS")
 

@@ -1,6 +1,7 @@
 # procflow bench: database transactions per request of each scenario with a SQL floor, and of
-# its floor (issue "At the floor"). Sourced by bench/run.sh, whose helpers (sql, load, floor,
-# say) and variables (SECS, LOG) it uses.
+# its floor (issue "At the floor"); etag.sh counts its GETs with the same functions. Sourced by
+# bench/run.sh, whose helpers (sql, load, floor, say, die) and variables (SECS, LOG, OUT) it
+# uses.
 #
 # PostgreSQL's own count (pg_stat_database: xact_commit + xact_rollback) over a short
 # 1-connection run of the scenario (BENCH_XACT_SECS, default 3 s), divided by the requests the
@@ -11,35 +12,47 @@
 
 XACT_SECS="${BENCH_XACT_SECS:-3}"
 
-# The database's transactions so far, once every backend has published its own: a backend
-# publishes its counts when it goes idle, at most 10 s late. The reading is a transaction.
-xacts_settled() {
-  sleep 11
+# The database's transactions so far, as PostgreSQL counts them (the reading is one).
+xacts_now() {
   sql -c "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()"
 }
 
-# xacts_count <key> load|floor <script> <args...>: runs `load` (the service, through wrk) or
-# `floor` (pgbench) with 1 connection for XACT_SECS and records the transactions per request
-# under <key>. Sets NEXT as the runner does.
-xacts_count() {
-  local key="$1" runner="$2" script="$3" before after requests saved=$SECS
-  shift 3
+# The same, once every backend has published its own: a backend publishes its counts when it
+# goes idle, at most 10 s late.
+xacts_settled() {
+  sleep 11
+  xacts_now
+}
+
+# xacts_per_request load|floor <seconds> <key> <script> <args...>: runs `load` (the service,
+# through wrk) or `floor` (pgbench) with 1 connection for <seconds> between two settled
+# readings. Sets PER_REQUEST (transactions per request), REQUESTS, and NEXT as the runner does.
+xacts_per_request() {
+  local runner="$1" secs="$2" key="$3" script="$4" before after saved=$SECS
+  shift 4
   before=$(xacts_settled)
-  SECS=$XACT_SECS
+  SECS=$secs
   "$runner" "$key" 1 "$script" "$@"
   SECS=$saved
   if [ "$runner" = load ]; then
-    requests=$(grep '^BENCH ' "$LOG" | tail -n 1 | sed -E 's/.* requests=([0-9]+).*/\1/')
+    REQUESTS=$(grep '^BENCH ' "$LOG" | tail -n 1 | sed -E 's/.* requests=([0-9]+).*/\1/')
   else
-    requests=$(sed -nE 's/^number of transactions actually processed: ([0-9]+).*/\1/p' "$LOG" | tail -n 1)
+    REQUESTS=$(sed -nE 's/^number of transactions actually processed: ([0-9]+).*/\1/p' "$LOG" | tail -n 1)
   fi
   after=$(xacts_settled)
-  [ "${requests:-0}" -gt 0 ] || die "$key made no request"
+  [ "${REQUESTS:-0}" -gt 0 ] || die "$key made no request"
   # The reading of `before` is one transaction of its own.
-  printf '%s\t%s\t%s\n' "$key" \
-    "$(awk -v a="$after" -v b="$before" -v n="$requests" 'BEGIN { printf "%.2f", (a - b - 1) / n }')" \
-    "$requests" >>"$OUT/xacts.tsv"
-  say "  $key: $(xacts "$key") database transactions per request (over $requests)"
+  PER_REQUEST=$(awk -v a="$after" -v b="$before" -v n="$REQUESTS" 'BEGIN { printf "%.2f", (a - b - 1) / n }')
+}
+
+# xacts_count <key> load|floor <script> <args...>: xacts_per_request for XACT_SECS, recorded
+# under <key> for the report. Sets NEXT as the runner does.
+xacts_count() {
+  local key="$1" runner="$2"
+  shift 2
+  xacts_per_request "$runner" "$XACT_SECS" "$key" "$@"
+  printf '%s\t%s\t%s\n' "$key" "$PER_REQUEST" "$REQUESTS" >>"$OUT/xacts.tsv"
+  say "  $key: $PER_REQUEST database transactions per request (over $REQUESTS)"
 }
 
 # xacts <key> [column]: the transactions per request recorded under <key> (2), or the requests

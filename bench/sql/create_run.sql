@@ -5,8 +5,9 @@
 -- (captured with log_statement=all; see crates/procflow-postgres/src/store/{teams,rate_limits,
 -- templates,runs}.rs):
 --   autocommit: admission (API key lookup and rate-limit decision in one statement); the
---   template header, its sections and its tasks, sent together (pipelined, as diesel-async
---   does for futures joined on one connection);
+--   template's header (its sections and tasks come from the process's cache of published
+--   documents, crates/procflow-postgres/src/store/documents.rs: read once per template version,
+--   not per request);
 --   one transaction: INSERT runs, INSERT run_sections (5 rows), INSERT run_tasks (50 rows),
 --   INSERT outbox (the run_created event), the four sent together (pipelined).
 --
@@ -34,8 +35,6 @@
 
 -- @admission: bench/sql/admission.sql, the same statement as the service's (bench/run.sh puts it here)
 
-\startpipeline
-
 SELECT templates.team_id, templates.id, templates.title, templates.description,
        templates.cover_image, templates.icon, templates.icon_type, templates.is_published,
        templates.version, templates.created_at, templates.updated_at, templates.archived_at,
@@ -43,24 +42,6 @@ SELECT templates.team_id, templates.id, templates.title, templates.description,
 FROM templates
 WHERE templates.team_id = :team AND templates.id = :tpl AND templates.archived_at IS NULL
 LIMIT :one;
-
-SELECT template_sections.team_id, template_sections.template_id, template_sections.id,
-       template_sections.title, template_sections.description, template_sections.position,
-       template_sections.color
-FROM template_sections
-WHERE template_sections.team_id = :team AND template_sections.template_id = ANY(ARRAY[CAST(:tpl AS uuid)])
-ORDER BY template_sections.template_id, template_sections.position;
-
-SELECT template_tasks.team_id, template_tasks.template_id, template_tasks.id,
-       template_tasks.section_id, template_tasks.title, template_tasks.position,
-       template_tasks.assignee, template_tasks.is_essential, template_tasks.task_type,
-       template_tasks.due_date, template_tasks.webhook_enabled, template_tasks.custom_elements,
-       template_tasks.created_at, template_tasks.reference, template_tasks.depends_on
-FROM template_tasks
-WHERE template_tasks.team_id = :team AND template_tasks.template_id = :tpl
-ORDER BY template_tasks.position;
-
-\endpipeline
 
 BEGIN;
 

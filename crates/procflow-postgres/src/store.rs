@@ -6,6 +6,7 @@ mod claims;
 mod comments;
 mod deliveries;
 mod directory;
+mod documents;
 mod flags;
 mod health;
 mod idempotency;
@@ -59,6 +60,7 @@ pub struct PgStore {
     signal: std::sync::Arc<signal::Signal>,
     plans: std::sync::Arc<plans::Plans>,
     known_tokens: std::sync::Arc<directory::KnownTokens>,
+    documents: std::sync::Arc<documents::Documents>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -81,6 +83,7 @@ impl PgStore {
             signal: std::sync::Arc::default(),
             plans: std::sync::Arc::default(),
             known_tokens: std::sync::Arc::default(),
+            documents: std::sync::Arc::default(),
         })
     }
 
@@ -99,6 +102,7 @@ impl PgStore {
             signal: self.signal.clone(),
             plans: self.plans.clone(),
             known_tokens: self.known_tokens.clone(),
+            documents: self.documents.clone(),
         })
     }
 

@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use futures_util::future::try_join3;
+use futures_util::future::{try_join3, try_join4};
 use procflow_domain::error::{DomainResult, Resource};
 use procflow_domain::ids::{TeamId, TemplateId};
 use procflow_domain::ports::{TemplateDecision, TemplateStore};
@@ -12,6 +12,7 @@ use procflow_domain::values::{Cursor, Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::documents::Document;
 use super::unnest::{InsertTemplateSections, InsertTemplateTasks};
 use super::{PgStore, not_found};
 use crate::error::{Failure, db_error};
@@ -186,7 +187,53 @@ impl TemplateStore for PgStore {
 
     async fn get_template(&self, team: TeamId, id: TemplateId) -> DomainResult<Template> {
         let conn = self.conn().await?;
-        load(&conn, team, id, false).await
+        let known = match self.documents.get(team, id) {
+            Some(kept) => {
+                let row = header(&conn, team, id, false).await?;
+                if row.is_published && row.version == kept.version {
+                    return row.into_domain(kept.sections.clone(), kept.tasks.clone());
+                }
+                Some(row)
+            }
+            None => None,
+        };
+        // The header again after the document: the statements run in order, each in a
+        // snapshot of its own, so the same published version before and after the document's
+        // reads means none of its edits came between them (each needs an unpublish, then a
+        // publish that adds 1 to the version).
+        let (row, sections, tasks, after) = match known {
+            Some(row) => {
+                let (sections, tasks, after) = try_join3(
+                    sections(&conn, team, &[id.as_uuid()]),
+                    tasks(&conn, team, id, None, None),
+                    header(&conn, team, id, false),
+                )
+                .await?;
+                (row, sections, tasks, after)
+            }
+            None => {
+                try_join4(
+                    header(&conn, team, id, false),
+                    sections(&conn, team, &[id.as_uuid()]),
+                    tasks(&conn, team, id, None, None),
+                    header(&conn, team, id, false),
+                )
+                .await?
+            }
+        };
+        let sections: Vec<Section> = sections.into_iter().map(|(_, s)| s).collect();
+        if row.is_published && after.is_published && row.version == after.version {
+            let document = Document {
+                version: row.version,
+                sections: sections.clone(),
+                tasks: tasks.clone(),
+            };
+            self.documents.keep(team, id, document);
+        } else if !after.is_published {
+            // A draft's document may change at any moment: read whole, in one round trip.
+            self.documents.forget(team, id);
+        }
+        row.into_domain(sections, tasks)
     }
 
     async fn list_template_tasks(

@@ -162,6 +162,41 @@ async fn a_template_of_1000_tasks_is_written_in_as_many_statements_as_one_of_5()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_published_template_is_read_in_one_statement_once_its_document_is_kept() {
+    let env = Env::postgres().await;
+    let template = published(&env, &env.team, sized_document(50, 3)).await;
+    let read = || env.store.get_template(env.team.id, template.id);
+    // The header, the sections, the tasks and the header again; then the header alone.
+    let (first, count) = statements(&env, read()).await;
+    assert_eq!((first.unwrap(), count), (template.clone(), 4));
+    for _ in 0..2 {
+        let (again, count) = statements(&env, read()).await;
+        assert_eq!((again.unwrap(), count), (template.clone(), 1));
+    }
+    // A draft is read whole every time (its document may change at any moment): the first
+    // time after the header the kept version's check read, then in one round trip.
+    let draft = env
+        .procflow
+        .publish_template(&env.team, template.id, false)
+        .await
+        .unwrap();
+    for _ in 0..2 {
+        let (read, count) = statements(&env, read()).await;
+        assert_eq!((read.unwrap(), count), (draft.clone(), 4));
+    }
+    // Published again (version 2): read whole once, then kept.
+    let republished = env
+        .procflow
+        .publish_template(&env.team, template.id, true)
+        .await
+        .unwrap();
+    for expected in [4, 1, 1] {
+        let (read, count) = statements(&env, read()).await;
+        assert_eq!((read.unwrap(), count), (republished.clone(), expected));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_batch_of_5_tasks_and_one_of_100_on_500_cost_the_same_seven_statements() {
     let env = Env::postgres().await;
     let mut counts = Vec::new();

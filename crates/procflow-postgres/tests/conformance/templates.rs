@@ -267,3 +267,53 @@ async fn an_unknown_template_is_not_found(env: Env) {
         DomainError::NotFound(Resource::Template)
     );
 }
+
+conformance_test!(a_template_republished_with_a_new_document_reads_it_on_every_instance);
+async fn a_template_republished_with_a_new_document_reads_it_on_every_instance(env: Env) {
+    let template = published(&env, &env.team, document()).await;
+    // The other instance reads the published version first (a PostgreSQL store keeps its
+    // document), then this one unpublishes, replaces and publishes it again.
+    let other = env.another_instance(2);
+    let first = other.get_template(env.team.id, template.id).await.unwrap();
+    assert_eq!(first, template);
+    env.procflow
+        .publish_template(&env.team, template.id, false)
+        .await
+        .unwrap();
+    let replacement = TemplateDocument::from_json(json!({
+        "title": "Renamed",
+        "sections": [{"title": "Only", "tasks": [{"title": "New"}]}]
+    }))
+    .unwrap();
+    env.procflow
+        .replace_template(&env.team, template.id, replacement, None)
+        .await
+        .unwrap();
+    // The draft read here only: the other instance still keeps version 1.
+    let draft = env
+        .store
+        .get_template(env.team.id, template.id)
+        .await
+        .unwrap();
+    assert_eq!((draft.is_published, draft.tasks.len()), (false, 1));
+    let republished = env
+        .procflow
+        .publish_template(&env.team, template.id, true)
+        .await
+        .unwrap();
+    assert_eq!(republished.version, 2);
+    for _ in 0..2 {
+        let read = other.get_template(env.team.id, template.id).await.unwrap();
+        assert_eq!(read, republished);
+        assert_eq!(read.tasks[0].title, "New");
+    }
+    // Archived: gone on every instance, whatever it kept.
+    env.procflow
+        .archive_template(&env.team, template.id)
+        .await
+        .unwrap();
+    assert_eq!(
+        other.get_template(env.team.id, template.id).await,
+        Err(DomainError::NotFound(Resource::Template))
+    );
+}

@@ -134,4 +134,12 @@ pub trait WorkSignal: Send + Sync {
     /// Returns once work may have arrived since the previous call returned (at once when it
     /// did already).
     async fn wait(&self);
+
+    /// Whether jobs (deliveries, emails) may have been queued since the previous call, by
+    /// anyone: a worker woken only by new events, whose fan-out queued none, then leaves its
+    /// queues alone until its poll instead of claiming them to find nothing. Answers `true`
+    /// unless the signal can tell events from jobs.
+    fn jobs_queued(&self) -> bool {
+        true
+    }
 }

@@ -124,7 +124,7 @@ impl DeliveryQueue for PgStore {
         .await
         .map_err(db_error)?;
         drop(conn);
-        self.ring();
+        self.ring_jobs();
         Ok(())
     }
 

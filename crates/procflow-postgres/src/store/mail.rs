@@ -103,7 +103,7 @@ impl MailQueue for PgStore {
         .await
         .map_err(db_error)?;
         drop(conn);
-        self.ring();
+        self.ring_jobs();
         Ok(())
     }
 }

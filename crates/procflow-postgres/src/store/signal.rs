@@ -7,12 +7,17 @@
 //! measured here cut a 16-client insert load from about 6,500 to 690 transactions per second.
 //! A lost wake-up (a crash right after a commit) is caught by the worker's poll.
 //!
+//! A commit of jobs (deliveries, emails) also tells the local worker it has jobs to claim
+//! ([`WorkSignal::jobs_queued`]); a commit of events alone does not, so a fan-out that queues
+//! nothing is not followed by claims that find nothing. Another instance's `NOTIFY` does not say
+//! what it is for, so it counts as jobs.
+//!
 //! Each store's `NOTIFY` carries its origin (a random id of the store) as payload, and its own
 //! listener lets those pass: the commit already woke the local worker, and a second wake-up
 //! made it claim every queue again and find nothing (three claim transactions per write at
 //! low load, counted by `make bench`).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -46,6 +51,9 @@ pub(crate) struct Signal {
     /// `NOTIFY`s the listener received, and those of them (other stores') that woke the worker.
     received: AtomicU64,
     woke: AtomicU64,
+    /// Jobs may have been queued since the worker last asked: by this store, or by anyone when
+    /// another instance's `NOTIFY` (which does not say what it is for) or a new listener woke it.
+    jobs: AtomicBool,
 }
 
 impl Default for Signal {
@@ -57,6 +65,7 @@ impl Default for Signal {
             origin: uuid::Uuid::new_v4().simple().to_string(),
             received: AtomicU64::new(0),
             woke: AtomicU64::new(0),
+            jobs: AtomicBool::new(true),
         }
     }
 }
@@ -75,6 +84,13 @@ impl PgStore {
         if !running && let Ok(runtime) = tokio::runtime::Handle::try_current() {
             *notifier = Some(runtime.spawn(notify_others(self.clone())));
         }
+    }
+
+    /// Jobs (deliveries, emails) were committed: wakes the workers as [`ring`](Self::ring)
+    /// does, and tells this process's that it has jobs to claim.
+    pub(crate) fn ring_jobs(&self) {
+        self.signal.jobs.store(true, Ordering::SeqCst);
+        self.ring();
     }
 
     /// Listens for `NOTIFY procflow_work` on a connection of its own (reconnecting when it is
@@ -104,6 +120,7 @@ async fn listen_once(store: &PgStore) -> Result<(), diesel::result::Error> {
         .execute(&mut conn)
         .await?;
     // Work committed before LISTEN took effect would wait for a poll: look at once.
+    store.signal.jobs.store(true, Ordering::SeqCst);
     store.signal.local.notify_one();
     let mut notifications = std::pin::pin!(conn.notifications_stream());
     while let Some(notification) = notifications.next().await {
@@ -111,6 +128,7 @@ async fn listen_once(store: &PgStore) -> Result<(), diesel::result::Error> {
         store.signal.received.fetch_add(1, Ordering::Relaxed);
         if notification.payload != store.signal.origin {
             store.signal.woke.fetch_add(1, Ordering::Relaxed);
+            store.signal.jobs.store(true, Ordering::SeqCst);
             store.signal.local.notify_one();
         }
     }
@@ -148,6 +166,10 @@ async fn notify_others(store: PgStore) {
 impl WorkSignal for PgStore {
     async fn wait(&self) {
         self.signal.local.notified().await;
+    }
+
+    fn jobs_queued(&self) -> bool {
+        self.signal.jobs.swap(false, Ordering::SeqCst)
     }
 }
 
@@ -203,5 +225,36 @@ mod tests {
         for listener in listeners {
             listener.abort();
         }
+    }
+
+    #[tokio::test]
+    async fn only_jobs_or_another_instance_tell_the_worker_to_claim() {
+        let db = migrated_database().await;
+        let (a, b) = (
+            PgStore::new(&PoolConfig::new(db.url())).expect("pool"),
+            PgStore::new(&PoolConfig::new(db.url())).expect("pool"),
+        );
+        // A new store has not looked yet.
+        assert!(a.jobs_queued());
+        assert!(!a.jobs_queued(), "asking takes the answer");
+        let listener = b.listen();
+        b.wait().await;
+        // A listener that starts looks at every queue: jobs may have come before its LISTEN.
+        assert!(b.jobs_queued());
+
+        // Events alone: the worker fans them out and claims nothing unless that queued jobs.
+        a.ring();
+        a.wait().await;
+        assert!(!a.jobs_queued());
+        a.ring_jobs();
+        a.wait().await;
+        assert!(a.jobs_queued());
+        assert!(!a.jobs_queued());
+
+        // Another instance's NOTIFY (a's two rings, sent as one) does not say what it is for:
+        // claim.
+        received(&b, 1).await;
+        assert!(b.jobs_queued());
+        listener.abort();
     }
 }

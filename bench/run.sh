@@ -214,6 +214,35 @@ EOF
 
 sql() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PG_PORT" -U postgres -d "${PG_DB:-procflow}" "$@"; }
 
+# The create floor's -D arguments (bench/sql/create_run.sql): the 50-task template's sections
+# and tasks as the array literals of the columns the service sends, its 5 pre-filled values
+# set in the elements as the create body sets them. One "name<TAB>value" line each.
+create_floor_arrays() {
+  local name value where="template_id = '$TPL50'"
+  CREATE_FLOOR=(-D tpl="$TPL50")
+  while IFS=$'\t' read -r name value; do CREATE_FLOOR+=(-D "$name=$value"); done < <(sql -F $'\t' -c "
+    SELECT 'nsec', count(*)::text FROM template_sections WHERE $where
+    UNION ALL SELECT 'sec_ids', array_agg(id ORDER BY position)::text FROM template_sections WHERE $where
+    UNION ALL SELECT 'sec_titles', array_agg(title ORDER BY position)::text FROM template_sections WHERE $where
+    UNION ALL SELECT 'sec_descriptions', array_agg(description ORDER BY position)::text FROM template_sections WHERE $where
+    UNION ALL SELECT 'sec_positions', array_agg(position ORDER BY position)::text FROM template_sections WHERE $where
+    UNION ALL SELECT 'sec_colors', array_agg(color ORDER BY position)::text FROM template_sections WHERE $where
+    UNION ALL SELECT 'ntasks', count(*)::text FROM template_tasks WHERE $where
+    UNION ALL SELECT 'task_template_ids', array_agg(id ORDER BY position)::text FROM template_tasks WHERE $where
+    UNION ALL SELECT 'task_sections', array_agg(section_id ORDER BY position)::text FROM template_tasks WHERE $where
+    UNION ALL SELECT 'task_titles', array_agg(title ORDER BY position)::text FROM template_tasks WHERE $where
+    UNION ALL SELECT 'task_positions', array_agg(position ORDER BY position)::text FROM template_tasks WHERE $where
+    UNION ALL SELECT 'task_essential', array_agg(is_essential ORDER BY position)::text FROM template_tasks WHERE $where
+    UNION ALL SELECT 'task_types', array_agg(task_type ORDER BY position)::text FROM template_tasks WHERE $where
+    UNION ALL SELECT 'task_webhooks', array_agg(webhook_enabled ORDER BY position)::text FROM template_tasks WHERE $where
+    UNION ALL SELECT 'task_elements', array_agg(CASE WHEN position < 5
+        THEN jsonb_set(custom_elements, '{0,value}', to_jsonb('Prefilled ' || position))
+        ELSE custom_elements END ORDER BY position)::text FROM template_tasks WHERE $where
+    UNION ALL SELECT 'task_refs', array_agg(reference ORDER BY position)::text FROM template_tasks WHERE $where
+    UNION ALL SELECT 'task_depends', array_agg(depends_on ORDER BY position)::text FROM template_tasks WHERE $where")
+  [ "${#CREATE_FLOOR[@]}" -eq 36 ] || die "the create floor's arrays: ${#CREATE_FLOOR[@]} arguments, not 36"
+}
+
 # Seconds (with decimals) a command takes.
 timed() {
   local t0 t1
@@ -386,6 +415,7 @@ main() {
   SMALL_TPL="$(field template_id "$(admin import-template --team "$small_team" "$TMP/template-50.json" --publish)")"
   LIMITED_KEY="$(field key "$(admin create-api-key --team "$TEAM" --admin-email admin@big.bench --name limited)")"
   sql -f "$BENCH/seed.sql" >>"$LOG"
+  create_floor_arrays
   sql -c "SELECT bench.make_keys('$TEAM', '$admin_id', 1, $NKEYS), bench.make_keys('$small_team', '$small_admin', 2, $NKEYS)" >/dev/null
   for ((n = 1; n <= NKEYS; n++)); do echo "pf_live_bench_1_$n"; done >"$TMP/keys-big.txt"
   for ((n = 1; n <= NKEYS; n++)); do echo "pf_live_bench_2_$n"; done >"$TMP/keys-small.txt"
@@ -445,10 +475,10 @@ main() {
   sql -c "ANALYZE runs, run_sections, run_tasks, outbox" >/dev/null
   load create.svc.4 4 create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"
   load create.svc.16 16 create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"
-  floor create.sql.4 4 create_run.sql -D tpl="$TPL50" -D base="$(date +%s%3N)" -D ctag=16
-  floor create.sql.16 16 create_run.sql -D tpl="$TPL50" -D base="$(date +%s%3N)" -D ctag=32
+  floor create.sql.4 4 create_run.sql "${CREATE_FLOOR[@]}" -D base="$(date +%s%3N)" -D ctag=16
+  floor create.sql.16 16 create_run.sql "${CREATE_FLOOR[@]}" -D base="$(date +%s%3N)" -D ctag=32
   xacts_count xact.create.svc load create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"
-  xacts_count xact.create.sql floor create_run.sql -D tpl="$TPL50" -D base="$(date +%s%3N)" -D ctag=48
+  xacts_count xact.create.sql floor create_run.sql "${CREATE_FLOOR[@]}" -D base="$(date +%s%3N)" -D ctag=48
   RUNS_FRESH_END=$(sql -c "SELECT count(*) FROM runs")
 
   say "seeding $GROWTH_RUNS runs (set-based SQL, with their sections)"

@@ -11,12 +11,15 @@
 --   one transaction: INSERT runs, INSERT run_sections (5 rows), INSERT run_tasks (50 rows),
 --   INSERT outbox (the run_created event), the four sent together (pipelined).
 --
+-- The 5 section and 50 task rows go, as the service sends them, as arrays (one per column) to
+-- INSERT ... SELECT * FROM unnest(...): the template's columns as array literals bench/run.sh
+-- builds once from the template (-D sec_* and task_*, the 5 pre-filled values set in the
+-- elements with jsonb_set), so PostgreSQL decodes the same arrays and parses the same jsonb;
+-- what is new per run (the run's id repeated, the task ids, now()) is built with array_fill
+-- and generate_series where the service binds arrays it filled itself.
+--
 -- Differences, on purpose:
---   - The service sends the 5 section and 50 task rows as arrays, one per column, to a prepared
---     INSERT ... SELECT FROM unnest(...), built from the template it read; here they are
---     copied with INSERT ... SELECT from the template, the 5 pre-filled values set with
---     jsonb_set. Same rows written, the template read once more on the database side instead
---     of ~20 kB of parameters decoded.
+--   - Parameters in text form (pgbench) where the service sends binary ones.
 --   - Ids are made by bench.uuid() from the client's number and a counter (the service makes
 --     UUIDv7 ids in Rust), in the same increasing order.
 --   - The event is a valid stored event (procflow_domain::event, version 7), its task_count the
@@ -25,6 +28,8 @@
 -- Run with -M prepared (the service's statements are prepared too) and:
 --   -D team=<team uuid> -D tpl=<template uuid> -D key_tag=<tag> -D nkeys=<keys>
 --   -D limit=<rate limit> -D base=<epoch ms, now> -D ctag=<16 x the invocation number> -D i=0
+--   and the template's arrays: -D nsec -D sec_ids ... -D ntasks -D task_template_ids ...
+--   (bench/run.sh, create_floor_arrays)
 -- Keys are bench.make_keys() keys: each transaction uses one at random, as the load does.
 
 \set i :i + 1
@@ -54,23 +59,33 @@ VALUES (:team, bench.uuid(:ms, :tag, 0), :tpl, 1, 'Bench run', 'active', 'api', 
         DEFAULT, false, 50, now(), DEFAULT, DEFAULT, DEFAULT, DEFAULT);
 
 INSERT INTO run_sections (team_id, run_id, id, title, description, position, color)
-SELECT :team, bench.uuid(:ms, :tag, 0), s.id, s.title, s.description, s.position, s.color
-FROM template_sections s
-WHERE s.team_id = :team AND s.template_id = :tpl;
+SELECT * FROM unnest(array_fill(CAST(:team AS uuid), ARRAY[CAST(:nsec AS int)]),
+                     array_fill(bench.uuid(:ms, :tag, 0), ARRAY[CAST(:nsec AS int)]),
+                     CAST(:sec_ids AS uuid[]), CAST(:sec_titles AS text[]),
+                     CAST(:sec_descriptions AS text[]), CAST(:sec_positions AS int4[]),
+                     CAST(:sec_colors AS text[]));
 
 INSERT INTO run_tasks (team_id, run_id, id, template_task_id, section_id, title, position, state,
                        completed_at, completed_by, assignee, is_essential, task_type, due_date,
                        webhook_enabled, decision, comment, custom_elements, created_at,
                        reference, depends_on, hidden, blocked)
-SELECT :team, bench.uuid(:ms, :tag, 0), bench.uuid(:ms, :tag, t.position + 1), t.id,
-       t.section_id, t.title, t.position, 'open', NULL, NULL, NULL, t.is_essential,
-       t.task_type, NULL, t.webhook_enabled, NULL, NULL,
-       CASE WHEN t.position < 5
-            THEN jsonb_set(t.custom_elements, '{0,value}', to_jsonb('Prefilled ' || t.position))
-            ELSE t.custom_elements END,
-       now(), t.reference, t.depends_on, false, false
-FROM template_tasks t
-WHERE t.team_id = :team AND t.template_id = :tpl;
+SELECT * FROM unnest(array_fill(CAST(:team AS uuid), ARRAY[CAST(:ntasks AS int)]),
+                     array_fill(bench.uuid(:ms, :tag, 0), ARRAY[CAST(:ntasks AS int)]),
+                     ARRAY(SELECT bench.uuid(:ms, :tag, g) FROM generate_series(1, CAST(:ntasks AS int)) g),
+                     CAST(:task_template_ids AS uuid[]), CAST(:task_sections AS uuid[]),
+                     CAST(:task_titles AS text[]), CAST(:task_positions AS int4[]),
+                     array_fill(CAST('open' AS text), ARRAY[CAST(:ntasks AS int)]),
+                     array_fill(CAST(NULL AS timestamptz), ARRAY[CAST(:ntasks AS int)]),
+                     array_fill(CAST(NULL AS text), ARRAY[CAST(:ntasks AS int)]),
+                     array_fill(CAST(NULL AS text), ARRAY[CAST(:ntasks AS int)]),
+                     CAST(:task_essential AS bool[]), CAST(:task_types AS text[]),
+                     array_fill(CAST(NULL AS timestamptz), ARRAY[CAST(:ntasks AS int)]),
+                     CAST(:task_webhooks AS bool[]),
+                     array_fill(CAST(NULL AS text), ARRAY[CAST(:ntasks AS int)]),
+                     array_fill(CAST(NULL AS text), ARRAY[CAST(:ntasks AS int)]),
+                     CAST(:task_elements AS jsonb[]), array_fill(now(), ARRAY[CAST(:ntasks AS int)]),
+                     CAST(:task_refs AS text[]), CAST(:task_depends AS jsonb[]),
+                     array_fill(false, ARRAY[CAST(:ntasks AS int)]), array_fill(false, ARRAY[CAST(:ntasks AS int)]));
 
 INSERT INTO outbox (id, team_id, kind, payload, occurred_at, due_at, webhook_event)
 VALUES (bench.uuid(:ms, :tag, 4095), :team, 'process_run.created',

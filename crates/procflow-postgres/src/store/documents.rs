@@ -55,17 +55,13 @@ impl Documents {
         }
         let mut kept = self.kept();
         let key = (team.as_uuid(), template.as_uuid());
-        if let Some(old) = kept.by_template.remove(&key) {
-            kept.tasks -= old.tasks.len();
-        }
+        kept.remove(&key);
         while kept.tasks + document.tasks.len() > TASKS_KEPT {
             // Any one goes: a miss costs one read of its template.
             let Some(evicted) = kept.by_template.keys().next().copied() else {
                 break;
             };
-            if let Some(old) = kept.by_template.remove(&evicted) {
-                kept.tasks -= old.tasks.len();
-            }
+            kept.remove(&evicted);
         }
         kept.tasks += document.tasks.len();
         kept.by_template.insert(key, Arc::new(document));
@@ -73,17 +69,20 @@ impl Documents {
 
     /// Forgets the document kept for a template (it is a draft now).
     pub(crate) fn forget(&self, team: TeamId, template: TemplateId) {
-        let mut kept = self.kept();
-        if let Some(old) = kept
-            .by_template
-            .remove(&(team.as_uuid(), template.as_uuid()))
-        {
-            kept.tasks -= old.tasks.len();
-        }
+        self.kept().remove(&(team.as_uuid(), template.as_uuid()));
     }
 
     fn kept(&self) -> std::sync::MutexGuard<'_, Kept> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Kept {
+    /// Drops a template's document, and its tasks from the count.
+    fn remove(&mut self, key: &(Uuid, Uuid)) {
+        if let Some(old) = self.by_template.remove(key) {
+            self.tasks -= old.tasks.len();
+        }
     }
 }
 

@@ -180,7 +180,7 @@ mod tests {
     use procflow_domain::ports::WorkSignal;
 
     use super::Ordering;
-    use crate::testing::{execute, migrated_database};
+    use crate::testing::{TestDatabase, execute, migrated_database};
     use crate::{PgStore, PoolConfig};
 
     /// Waits until `store`'s listener has received `n` notifications (at most 10 s: a bound for
@@ -195,13 +195,15 @@ mod tests {
         .expect("the listener received the notifications");
     }
 
+    /// A store of its own on `db`, as another instance would have.
+    fn store(db: &TestDatabase) -> PgStore {
+        PgStore::new(&PoolConfig::new(db.url())).expect("pool")
+    }
+
     #[tokio::test]
     async fn a_stores_notify_wakes_the_other_stores_and_not_its_own_a_second_time() {
         let db = migrated_database().await;
-        let (a, b) = (
-            PgStore::new(&PoolConfig::new(db.url())).expect("pool"),
-            PgStore::new(&PoolConfig::new(db.url())).expect("pool"),
-        );
+        let (a, b) = (store(&db), store(&db));
         let listeners = [a.listen(), b.listen()];
         // Each listener wakes its worker once its LISTEN is in effect.
         a.wait().await;
@@ -230,10 +232,7 @@ mod tests {
     #[tokio::test]
     async fn only_jobs_or_another_instance_tell_the_worker_to_claim() {
         let db = migrated_database().await;
-        let (a, b) = (
-            PgStore::new(&PoolConfig::new(db.url())).expect("pool"),
-            PgStore::new(&PoolConfig::new(db.url())).expect("pool"),
-        );
+        let (a, b) = (store(&db), store(&db));
         // A new store has not looked yet.
         assert!(a.jobs_queued());
         assert!(!a.jobs_queued(), "asking takes the answer");

@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use futures_util::future::{try_join3, try_join4};
+use futures_util::future::{Either, ready, try_join3, try_join4};
 use procflow_domain::error::{DomainResult, Resource};
 use procflow_domain::ids::{TeamId, TemplateId};
 use procflow_domain::ports::{TemplateDecision, TemplateStore};
@@ -92,17 +92,17 @@ async fn tasks(
     rows.into_iter().map(TemplateTaskRow::into_domain).collect()
 }
 
-/// A template with its sections and tasks. The three reads are independent, so they are sent
-/// together (diesel-async pipelines futures polled at once on one connection): one round trip.
-/// PostgreSQL runs them in order, so with `lock` the header is locked before the rest is read.
-async fn load(
+/// A template with its sections and tasks, its header locked for an edit. The three reads are
+/// independent, so they are sent together (diesel-async pipelines futures polled at once on one
+/// connection): one round trip. PostgreSQL runs them in order, so the header is locked before
+/// the rest is read.
+async fn load_locked(
     conn: &AsyncPgConnection,
     team: TeamId,
     id: TemplateId,
-    lock: bool,
 ) -> DomainResult<Template> {
     let (row, sections, tasks) = try_join3(
-        header(conn, team, id, lock),
+        header(conn, team, id, true),
         sections(conn, team, &[id.as_uuid()]),
         tasks(conn, team, id, None, None),
     )
@@ -197,30 +197,22 @@ impl TemplateStore for PgStore {
             }
             None => None,
         };
-        // The header again after the document: the statements run in order, each in a
-        // snapshot of its own, so the same published version before and after the document's
-        // reads means none of its edits came between them (each needs an unpublish, then a
-        // publish that adds 1 to the version).
-        let (row, sections, tasks, after) = match known {
-            Some(row) => {
-                let (sections, tasks, after) = try_join3(
-                    sections(&conn, team, &[id.as_uuid()]),
-                    tasks(&conn, team, id, None, None),
-                    header(&conn, team, id, false),
-                )
-                .await?;
-                (row, sections, tasks, after)
-            }
-            None => {
-                try_join4(
-                    header(&conn, team, id, false),
-                    sections(&conn, team, &[id.as_uuid()]),
-                    tasks(&conn, team, id, None, None),
-                    header(&conn, team, id, false),
-                )
-                .await?
-            }
+        // The header (unless the kept version's check read it), the document, and the header
+        // again, pipelined: the statements run in order, each in a snapshot of its own, so the
+        // same published version before and after the document's reads means none of its edits
+        // came between them (each needs an unpublish, then a publish that adds 1 to the
+        // version).
+        let first = match known {
+            Some(row) => Either::Left(ready(Ok(row))),
+            None => Either::Right(header(&conn, team, id, false)),
         };
+        let (row, sections, tasks, after) = try_join4(
+            first,
+            sections(&conn, team, &[id.as_uuid()]),
+            tasks(&conn, team, id, None, None),
+            header(&conn, team, id, false),
+        )
+        .await?;
         let sections: Vec<Section> = sections.into_iter().map(|(_, s)| s).collect();
         if row.is_published && after.is_published && row.version == after.version {
             let document = Document {
@@ -286,7 +278,7 @@ impl TemplateStore for PgStore {
     ) -> DomainResult<Template> {
         let mut conn = self.conn().await?;
         conn.transaction::<_, Failure, _>(async |conn| {
-            let current = load(conn, team, id, true).await?;
+            let current = load_locked(conn, team, id).await?;
             let document_changed = {
                 let next_probe = (current.sections.clone(), current.tasks.clone());
                 move |next: &Template| next.sections != next_probe.0 || next.tasks != next_probe.1

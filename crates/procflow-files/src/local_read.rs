@@ -46,8 +46,13 @@ impl ByteSource for FileReading {
         };
         let len = self.left.min(CHUNK);
         let read = tokio::task::spawn_blocking(move || {
-            let mut buffer = vec![0; usize::try_from(len).unwrap_or(0)];
-            file.read_exact(&mut buffer)?;
+            // Read into capacity that is not zeroed first: a zeroed allocation of this size
+            // made the allocator hand out fresh pages, one page fault each.
+            let mut buffer = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+            (&mut file).take(len).read_to_end(&mut buffer)?;
+            if buffer.len() as u64 != len {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
             Ok::<_, std::io::Error>((file, buffer))
         })
         .await

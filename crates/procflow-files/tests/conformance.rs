@@ -37,8 +37,8 @@ async fn a_local_directory_keeps_the_contract() {
             .map(|f| f.metadata().unwrap().len())
             .sum()
     };
-    // The local directory's parts are 256 KiB (`LOCAL_PART_BYTES`).
-    streams_in_parts(&store, 256 * 1024, &staged).await;
+    // The local directory's parts are 1 MiB (`LOCAL_PART_BYTES`).
+    streams_in_parts(&store, 1024 * 1024, &staged).await;
 }
 
 #[tokio::test]

@@ -403,6 +403,22 @@ mod tests {
         )
     }
 
+    /// The head of a POST with a body of `length` bytes.
+    fn post_head(length: usize) -> Vec<u8> {
+        format!("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n").into_bytes()
+    }
+
+    /// A connection whose client has sent the head of a POST with a body of `length` bytes,
+    /// the head already passed on.
+    async fn in_body(length: usize) -> (DuplexStream, Guarded<DuplexStream>) {
+        let (mut client, server) = duplex(4 * BODY_READ);
+        let mut guarded = guarded(server);
+        let head = post_head(length);
+        client.write_all(&head).await.unwrap();
+        assert_eq!(take(&mut guarded, head.len()).await, head);
+        (client, guarded)
+    }
+
     /// Reads `n` bytes through the guard in actix's 8 KiB pieces.
     async fn take(guarded: &mut Guarded<DuplexStream>, n: usize) -> Vec<u8> {
         let mut taken = Vec::new();
@@ -422,11 +438,7 @@ mod tests {
         let body: Vec<u8> = (0..3 * BODY_READ + 12_345)
             .map(|i| (i % 251) as u8)
             .collect();
-        let mut sent = format!(
-            "POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n",
-            body.len()
-        )
-        .into_bytes();
+        let mut sent = post_head(body.len());
         sent.extend_from_slice(&body);
         sent.extend_from_slice(b"GET /next HTTP/1.1\r\nHost: x\r\n\r\n");
         let expected = sent.clone();
@@ -460,11 +472,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_body_waited_for_holds_no_read_buffer() {
-        let (mut client, server) = duplex(4 * BODY_READ);
-        let mut guarded = guarded(server);
-        let head = b"POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n";
-        client.write_all(head).await.unwrap();
-        assert_eq!(take(&mut guarded, head.len()).await, head);
+        let (mut client, mut guarded) = in_body(1_000_000).await;
         // A trickle, a burst larger than one read, a trickle: each taken, then waited for.
         for (round, size) in [10, BODY_READ + 1_000, 10].into_iter().enumerate() {
             let bytes: Vec<u8> = (0..size).map(|i| (i % 7) as u8).collect();
@@ -478,11 +486,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_body_cut_short_ends_the_stream() {
-        let (mut client, server) = duplex(4 * BODY_READ);
-        let mut guarded = guarded(server);
-        let head = b"POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n";
-        client.write_all(head).await.unwrap();
-        assert_eq!(take(&mut guarded, head.len()).await, head);
+        let (mut client, mut guarded) = in_body(1_000).await;
         client.write_all(&[b'x'; 600]).await.unwrap();
         drop(client);
         assert_eq!(take(&mut guarded, 600).await, vec![b'x'; 600]);

@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 mod local_read;
+mod local_write;
 mod parts;
 mod s3;
 mod staged;
@@ -67,23 +68,24 @@ impl ObjectFiles {
         })
     }
 
-    /// Starts the multipart upload of `key`. A local directory's creates its staged file
-    /// there and then, a blocking call (about a millisecond): it is made on a blocking thread,
-    /// not on the thread that serves requests. A bucket's is a request, awaited as it is.
+    /// Starts the multipart upload of `key`. A local directory's is ours (`local_write.rs`:
+    /// durable, part by part) and creates its staged file there and then, a blocking call made
+    /// on a blocking thread, not on the thread that serves requests. A bucket's is a request,
+    /// awaited as it is.
     async fn start_upload(&self, key: &StorageKey) -> DomainResult<Box<dyn MultipartUpload>> {
-        let location = path(key);
-        if self.local_root.is_none() {
+        let Some(root) = &self.local_root else {
             return self
                 .store
-                .put_multipart(&location)
+                .put_multipart(&path(key))
                 .await
                 .map_err(|e| store_failure(&e));
-        }
-        let (store, runtime) = (self.store.clone(), tokio::runtime::Handle::current());
-        tokio::task::spawn_blocking(move || runtime.block_on(store.put_multipart(&location)))
+        };
+        let dest = root.join(key.as_str());
+        let started = tokio::task::spawn_blocking(move || local_write::LocalUpload::start(dest))
             .await
             .map_err(|e| StoreError::Other(format!("file store: the upload did not start: {e}")))?
-            .map_err(|e| store_failure(&e))
+            .map_err(|e| io_failure(&e))?;
+        Ok(Box::new(started))
     }
 }
 

@@ -1,0 +1,313 @@
+//! Writing an upload to the local directory durably: an acknowledged file survives a power
+//! cut as its attachment row does (PostgreSQL commits with `fsync`).
+//!
+//! The upload goes to a staged file `<key>#<n>` (object_store's own naming, which its listing
+//! hides and the sweep finds: `staged.rs`), renamed into place at the end. object_store's
+//! local store can make that durable too (`with_fsync`), but only at the end: the whole file
+//! then waits for the disk while the client waits for the answer, about a fifth of a
+//! 10 MiB upload's time on this machine. Here each part is flushed to the disk as soon as it is
+//! written, on its blocking thread, while the next part is still being received; what is left
+//! for the end is the file's metadata and the directory entries.
+
+use std::fs::{File, OpenOptions};
+use std::io::ErrorKind;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use futures_util::FutureExt;
+use object_store::{MultipartUpload, PutPayload, PutResult, UploadPart};
+use tokio::task::JoinHandle;
+
+/// An upload in progress in the local directory.
+#[derive(Debug)]
+pub(crate) struct LocalUpload {
+    /// The staged file; `None` once completed or aborted.
+    file: Option<Arc<File>>,
+    staged: PathBuf,
+    dest: PathBuf,
+    /// Where the next part starts.
+    offset: u64,
+    /// The flushes of the parts written, awaited before the file is put in place.
+    flushes: Flushes,
+}
+
+/// Flushes to the disk started and not yet awaited.
+type Flushes = Arc<std::sync::Mutex<Vec<JoinHandle<std::io::Result<()>>>>>;
+
+impl LocalUpload {
+    /// Creates the staged file of `dest` (and the directories it needs, made durable). A
+    /// blocking call: made on a blocking thread.
+    pub(crate) fn start(dest: PathBuf) -> std::io::Result<Self> {
+        let mut n = 1u32;
+        let mut made_dirs = false;
+        loop {
+            let staged = staged_path(&dest, n);
+            match OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&staged)
+            {
+                Ok(file) => {
+                    return Ok(Self {
+                        file: Some(Arc::new(file)),
+                        staged,
+                        dest,
+                        offset: 0,
+                        flushes: Flushes::default(),
+                    });
+                }
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => n += 1,
+                Err(e) if e.kind() == ErrorKind::NotFound && !made_dirs => {
+                    create_dirs(&staged)?;
+                    made_dirs = true;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+fn staged_path(dest: &Path, n: u32) -> PathBuf {
+    let mut staged = dest.as_os_str().to_owned();
+    staged.push(format!("#{n}"));
+    staged.into()
+}
+
+/// Creates the missing directories above `path`, each made durable in its parent.
+fn create_dirs(path: &Path) -> std::io::Result<()> {
+    let Some(parent) = path.parent() else {
+        return Ok(());
+    };
+    let mut missing = Vec::new();
+    let mut dir = parent;
+    while !dir.exists() {
+        missing.push(dir);
+        match dir.parent() {
+            Some(up) => dir = up,
+            None => break,
+        }
+    }
+    for dir in missing.into_iter().rev() {
+        match std::fs::create_dir(dir) {
+            Ok(()) => {}
+            // Made meanwhile by another upload: this one relies on its entry all the same.
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+        sync_parent(dir)?;
+    }
+    Ok(())
+}
+
+/// Makes the entry of `path` in its directory durable.
+fn sync_parent(path: &Path) -> std::io::Result<()> {
+    match path.parent() {
+        Some(parent) => File::open(parent)?.sync_all(),
+        None => Ok(()),
+    }
+}
+
+fn failure(error: std::io::Error, path: &Path) -> object_store::Error {
+    object_store::Error::Generic {
+        store: "LocalDirectory",
+        source: format!("{}: {error}", path.display()).into(),
+    }
+}
+
+fn ended() -> object_store::Error {
+    object_store::Error::Generic {
+        store: "LocalDirectory",
+        source: "the upload has ended".into(),
+    }
+}
+
+/// Runs `work` on a blocking thread.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> object_store::Result<T> + Send + 'static,
+) -> object_store::Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| object_store::Error::Generic {
+            store: "LocalDirectory",
+            source: Box::new(e),
+        })?
+}
+
+#[async_trait]
+impl MultipartUpload for LocalUpload {
+    fn put_part(&mut self, data: PutPayload) -> UploadPart {
+        let start = self.offset;
+        self.offset += data.content_length() as u64;
+        let (file, staged) = (self.file.clone(), self.staged.clone());
+        let flushes = self.flushes.clone();
+        blocking(move || {
+            let file = file.ok_or_else(ended)?;
+            let mut at = start;
+            for bytes in &data {
+                file.write_all_at(bytes, at)
+                    .map_err(|e| failure(e, &staged))?;
+                at += bytes.len() as u64;
+            }
+            // The part is written: its flush waits for the disk on a thread of its own, while
+            // the next parts arrive; the upload's end waits for all of them.
+            let flush = tokio::task::spawn_blocking(move || file.sync_data());
+            flushes
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(flush);
+            Ok(())
+        })
+        .boxed()
+    }
+
+    async fn complete(&mut self) -> object_store::Result<PutResult> {
+        let file = self.file.take().ok_or_else(ended)?;
+        let (staged, dest) = (self.staged.clone(), self.dest.clone());
+        let flushes = std::mem::take(
+            &mut *self
+                .flushes
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        let mut flushed = Ok(());
+        for flush in flushes {
+            let outcome = match flush.await {
+                Ok(outcome) => outcome.map_err(|e| failure(e, &staged)),
+                Err(stopped) => Err(object_store::Error::Generic {
+                    store: "LocalDirectory",
+                    source: Box::new(stopped),
+                }),
+            };
+            flushed = flushed.and(outcome);
+        }
+        blocking(move || {
+            let placed = flushed.and_then(|()| {
+                // The parts' data is on the disk already; this flushes the file's size and
+                // the rest of its metadata.
+                file.sync_all().map_err(|e| failure(e, &staged))?;
+                std::fs::rename(&staged, &dest).map_err(|e| failure(e, &dest))?;
+                sync_parent(&dest).map_err(|e| failure(e, &dest))
+            });
+            if placed.is_err() {
+                // Nothing of a failed upload stays (the sweep would remove it in time).
+                let _gone = std::fs::remove_file(&staged);
+            }
+            placed.map(|()| PutResult {
+                e_tag: None,
+                version: None,
+                extensions: Default::default(),
+            })
+        })
+        .await
+    }
+
+    async fn abort(&mut self) -> object_store::Result<()> {
+        if self.file.take().is_none() {
+            return Ok(());
+        }
+        let staged = self.staged.clone();
+        blocking(move || match std::fs::remove_file(&staged) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(failure(e, &staged)),
+        })
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use super::*;
+
+    fn flushes_pending(upload: &LocalUpload) -> usize {
+        upload.flushes.lock().unwrap().len()
+    }
+
+    #[tokio::test]
+    async fn an_upload_is_flushed_part_by_part_then_put_in_place_in_new_directories() {
+        let root = tempfile::tempdir().unwrap();
+        let dest = root.path().join("teams/t1/files/a1");
+        let mut upload = LocalUpload::start(dest.clone()).unwrap();
+        assert_eq!(upload.staged, root.path().join("teams/t1/files/a1#1"));
+        upload
+            .put_part(PutPayload::from_iter([
+                bytes::Bytes::from_static(b"one "),
+                bytes::Bytes::from_static(b"two "),
+            ]))
+            .await
+            .unwrap();
+        upload
+            .put_part(PutPayload::from_static(b"three"))
+            .await
+            .unwrap();
+        // Each part written has its flush under way, awaited by the end.
+        assert_eq!(flushes_pending(&upload), 2);
+        assert_eq!(std::fs::read(&upload.staged).unwrap(), b"one two three");
+        assert!(!dest.exists());
+        upload.complete().await.unwrap();
+        assert_eq!(flushes_pending(&upload), 0);
+        assert_eq!(std::fs::read(&dest).unwrap(), b"one two three");
+        assert!(!upload.staged.exists());
+        // Ended: no part, no second end.
+        assert!(
+            upload
+                .put_part(PutPayload::from_static(b"x"))
+                .await
+                .is_err()
+        );
+        assert!(upload.complete().await.is_err());
+    }
+
+    #[tokio::test]
+    async fn uploads_of_one_key_at_once_are_staged_apart() {
+        let root = tempfile::tempdir().unwrap();
+        let dest = root.path().join("a1");
+        let first = LocalUpload::start(dest.clone()).unwrap();
+        let second = LocalUpload::start(dest.clone()).unwrap();
+        assert_eq!(first.staged, root.path().join("a1#1"));
+        assert_eq!(second.staged, root.path().join("a1#2"));
+    }
+
+    #[tokio::test]
+    async fn an_aborted_upload_leaves_nothing_and_takes_no_more_parts() {
+        let root = tempfile::tempdir().unwrap();
+        let mut upload = LocalUpload::start(root.path().join("a1")).unwrap();
+        upload
+            .put_part(PutPayload::from_static(b"part"))
+            .await
+            .unwrap();
+        upload.abort().await.unwrap();
+        assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0);
+        assert!(
+            upload
+                .put_part(PutPayload::from_static(b"x"))
+                .await
+                .is_err()
+        );
+        assert!(upload.complete().await.is_err());
+        // Aborting again is no error.
+        upload.abort().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn an_end_that_cannot_put_the_file_in_place_fails_and_leaves_nothing() {
+        let root = tempfile::tempdir().unwrap();
+        let dest = root.path().join("a1");
+        let mut upload = LocalUpload::start(dest.clone()).unwrap();
+        upload
+            .put_part(PutPayload::from_static(b"part"))
+            .await
+            .unwrap();
+        // Where the file goes is a directory now: the rename cannot replace it.
+        std::fs::create_dir(&dest).unwrap();
+        std::fs::write(dest.join("inside"), b"x").unwrap();
+        assert!(upload.complete().await.is_err());
+        assert!(!upload.staged.exists());
+        assert!(dest.is_dir());
+    }
+}

@@ -161,6 +161,9 @@ async fn claim(mut request: ServiceRequest, state: &AppState, team: &Team) -> Cl
         .await
     {
         Ok(IdempotencyBegin::Started) => return Claim::Started(request, key),
+        Ok(IdempotencyBegin::Replay(stored)) if streamed => {
+            replay_upload(&mut request, &stored, state.config.upload_max_bytes).await
+        }
         Ok(IdempotencyBegin::Replay(stored)) => replay(&stored),
         Ok(IdempotencyBegin::InFlight) => Err(ApiError::idempotency_in_flight()),
         Ok(IdempotencyBegin::Mismatch) => Err(ApiError::idempotency_key_reused()),
@@ -274,6 +277,53 @@ fn replay(stored: &StoredResponse) -> Result<HttpResponse, ApiError> {
             HeaderValue::from_static("true"),
         ))
         .body(stored.body.clone()))
+}
+
+/// A retried upload is replayed only when it carries the file of the first: its body was not
+/// part of the key's fingerprint (an upload is streamed, never held whole), so the file it
+/// carries is hashed now, its bytes dropped, and compared with the `sha256` of the attachment
+/// the first request stored; another file (or a body that is no upload) is 422
+/// `idempotency_key_reused`, as any other request with another body. A first request that
+/// stored nothing (refused before its file was read) is replayed whatever the retry carries:
+/// there is no file to compare with.
+async fn replay_upload(
+    request: &mut ServiceRequest,
+    stored: &StoredResponse,
+    max_bytes: u64,
+) -> Result<HttpResponse, ApiError> {
+    let Some(first) = stored_sha256(stored) else {
+        return replay(stored);
+    };
+    let (http, payload) = request.parts_mut();
+    let body = <web::Payload as actix_web::FromRequest>::from_request(http, payload)
+        .await
+        .map_err(|_| ApiError::internal())?;
+    // Hashed on the request's thread, as it comes: a retry is rare, and its file at most the
+    // upload limit.
+    let retried = crate::upload::file_sha256(http, body, max_bytes).await;
+    if retried.is_some_and(|digest| procflow_domain::attachment::hex(&digest) == first) {
+        replay(stored)
+    } else {
+        Err(ApiError::idempotency_key_reused())
+    }
+}
+
+/// The `sha256` of the attachment in a stored `201` answer.
+fn stored_sha256(stored: &StoredResponse) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        data: Stored,
+    }
+    #[derive(serde::Deserialize)]
+    struct Stored {
+        sha256: String,
+    }
+    if stored.status != StatusCode::CREATED.as_u16() {
+        return None;
+    }
+    serde_json::from_slice::<Answer>(&stored.body)
+        .ok()
+        .map(|answer| answer.data.sha256)
 }
 
 async fn pass(

@@ -287,8 +287,21 @@ async fn an_upload_with_an_idempotency_key_is_replayed_not_repeated() {
             .send()
     };
     let first = post(b"once").await.data(201);
-    let again = post(b"once").await.data(201);
-    assert_eq!(first, again);
+    let again = post(b"once").await;
+    assert_eq!(again.header("idempotency-replayed"), Some("true"));
+    assert_eq!(first, again.data(201));
+    // The same key with another file is another request, even of the same length (the body
+    // is compared by the file's SHA-256, read again on the retry).
+    post(b"twice").await.error(422, "idempotency_key_reused");
+    post(b"ONCE").await.error(422, "idempotency_key_reused");
+    // And with a body that carries no file at all.
+    app.call(Method::POST, &path)
+        .header("Idempotency-Key", "upload-1")
+        .raw(part("note", "", "text/plain", b"once"), Some(MULTIPART))
+        .send()
+        .await
+        .error(422, "idempotency_key_reused");
+    assert_eq!(post(b"once").await.data(201), first);
     assert_eq!(app.get(&path).await.list().0.len(), 1);
     assert_eq!(stored_files(&app).len(), 1);
 }

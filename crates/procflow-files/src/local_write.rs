@@ -203,6 +203,17 @@ mod tests {
 
     use super::*;
 
+    /// An upload that ended takes no part and cannot end again.
+    async fn assert_ended(upload: &mut LocalUpload) {
+        assert!(
+            upload
+                .put_part(PutPayload::from_static(b"x"))
+                .await
+                .is_err()
+        );
+        assert!(upload.complete().await.is_err());
+    }
+
     #[tokio::test]
     async fn an_upload_is_written_part_by_part_then_put_in_place_in_new_directories() {
         let root = tempfile::tempdir().unwrap();
@@ -225,14 +236,7 @@ mod tests {
         upload.complete().await.unwrap();
         assert_eq!(std::fs::read(&dest).unwrap(), b"one two three");
         assert!(!upload.staged.exists());
-        // Ended: no part, no second end.
-        assert!(
-            upload
-                .put_part(PutPayload::from_static(b"x"))
-                .await
-                .is_err()
-        );
-        assert!(upload.complete().await.is_err());
+        assert_ended(&mut upload).await;
     }
 
     #[tokio::test]
@@ -255,13 +259,7 @@ mod tests {
             .unwrap();
         upload.abort().await.unwrap();
         assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0);
-        assert!(
-            upload
-                .put_part(PutPayload::from_static(b"x"))
-                .await
-                .is_err()
-        );
-        assert!(upload.complete().await.is_err());
+        assert_ended(&mut upload).await;
         // Aborting again is no error.
         upload.abort().await.unwrap();
     }

@@ -69,9 +69,9 @@ impl ObjectFiles {
     }
 
     /// Starts the multipart upload of `key`. A local directory's is ours (`local_write.rs`:
-    /// durable, part by part) and creates its staged file there and then, a blocking call made
-    /// on a blocking thread, not on the thread that serves requests. A bucket's is a request,
-    /// awaited as it is.
+    /// on the disk before it is answered) and creates its staged file there and then, a
+    /// blocking call made on a blocking thread, not on the thread that serves requests. A
+    /// bucket's is a request, awaited as it is.
     async fn start_upload(&self, key: &StorageKey) -> DomainResult<Box<dyn MultipartUpload>> {
         let Some(root) = &self.local_root else {
             return self

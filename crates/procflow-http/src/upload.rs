@@ -131,9 +131,10 @@ pub async fn file_part(request: &HttpRequest, payload: Payload) -> Result<FilePa
     ))
 }
 
-/// The SHA-256 of the file a body carries, its bytes read and dropped as they come; `None`
-/// when the body cannot be read as an upload (malformed, no `file` part, cut) or its file
-/// passes `max_bytes`. What a retried upload is compared by (the idempotency guard).
+/// The SHA-256 of the file a body carries, its bytes read through [`stream`] (cut past
+/// `max_bytes` as an upload is) and dropped as they come; `None` when the body cannot be read
+/// as an upload (malformed, no `file` part, cut) or its file passes `max_bytes`. What a
+/// retried upload is compared by (the idempotency guard).
 pub async fn file_sha256(
     request: &HttpRequest,
     payload: Payload,
@@ -141,17 +142,18 @@ pub async fn file_sha256(
 ) -> Option<[u8; 32]> {
     use sha2::{Digest, Sha256};
 
-    let mut part = file_part(request, payload).await.ok()?;
-    let (mut hash, mut read) = (Sha256::new(), 0u64);
-    while let Some(chunk) = part.field.next().await {
-        let chunk = chunk.ok()?;
-        read += chunk.len() as u64;
-        if read > max_bytes {
-            return None;
+    let part = file_part(request, payload).await.ok()?;
+    stream(part, max_bytes, |mut source| async move {
+        let mut hash = Sha256::new();
+        while let Some(chunk) = source.next_chunk().await.map_err(|e| {
+            DomainError::from(procflow_domain::error::ValidationError::field("file", e.0))
+        })? {
+            hash.update(&chunk);
         }
-        hash.update(&chunk);
-    }
-    Some(hash.finalize().into())
+        Ok(hash.finalize().into())
+    })
+    .await
+    .ok()
 }
 
 /// The receiving end of the channel: what the file store reads.

@@ -41,7 +41,7 @@ impl LocalUpload {
         let mut n = 1u32;
         let mut made_dirs = false;
         loop {
-            let staged = staged_path(&dest, n);
+            let staged = crate::staged::staged_path(&dest, n);
             match OpenOptions::new()
                 .read(true)
                 .write(true)
@@ -65,12 +65,6 @@ impl LocalUpload {
             }
         }
     }
-}
-
-fn staged_path(dest: &Path, n: u32) -> PathBuf {
-    let mut staged = dest.as_os_str().to_owned();
-    staged.push(format!("#{n}"));
-    staged.into()
 }
 
 /// Creates the missing directories above `path`, each made durable in its parent.

@@ -1,10 +1,18 @@
-//! The staged files of a local directory's uploads that never ended. object_store writes an
-//! upload to `<key>#<n>` and renames it into place at the end; a process killed midway leaves
-//! the staged file, which object_store's own listing hides. Found here by walking the tree.
+//! The staged files of a local directory's uploads that never ended. An upload is written to
+//! `<key>#<n>` (object_store's naming, which `local_write.rs` keeps) and renamed into place at
+//! the end; a process killed midway leaves the staged file, which object_store's own listing
+//! hides. Found here by walking the tree.
 
 use std::io::ErrorKind;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
+
+/// The `n`th staged file of an upload to `dest`: `<dest>#<n>` (`local_write.rs` writes them).
+pub(crate) fn staged_path(dest: &Path, n: u32) -> PathBuf {
+    let mut staged = dest.as_os_str().to_owned();
+    staged.push(format!("#{n}"));
+    staged.into()
+}
 
 /// Whether a file name is a staged upload's: `<name>#<digits>`. Keys of ours never hold `#`.
 fn is_staged(name: &str) -> bool {
@@ -67,6 +75,8 @@ mod tests {
         for staged in ["0190-ab#1", "x#12"] {
             assert!(is_staged(staged), "{staged}");
         }
+        let made = staged_path(Path::new("/d/0190-ab"), 12);
+        assert!(is_staged(&made.file_name().unwrap().to_string_lossy()));
         for other in ["0190-ab", "#1", "x#", "x#1a", "x#-1"] {
             assert!(!is_staged(other), "{other}");
         }

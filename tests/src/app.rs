@@ -50,6 +50,8 @@ pub struct Options {
     /// Where attachments' bytes go; a temporary directory of the app's own when `None`
     /// (shared by its instances).
     pub files_dir: Option<std::path::PathBuf>,
+    /// Another store for attachments' bytes (a bucket), in place of `files_dir`.
+    pub storage_url: Option<procflow_server::storage::StorageUrl>,
 }
 
 impl Default for Options {
@@ -66,6 +68,7 @@ impl Default for Options {
             worker: None,
             upload_max_bytes: None,
             files_dir: None,
+            storage_url: None,
         }
     }
 }
@@ -100,7 +103,9 @@ impl Instance {
         if let Some(max) = options.upload_max_bytes {
             config.http.upload_max_bytes = max;
         }
-        if let Some(dir) = &options.files_dir {
+        if let Some(url) = &options.storage_url {
+            config.storage_url.clone_from(url);
+        } else if let Some(dir) = &options.files_dir {
             config.storage_url = procflow_server::storage::local(dir);
         }
         let (handle_tx, handle_rx) = mpsc::channel();

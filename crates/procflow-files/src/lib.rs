@@ -92,10 +92,7 @@ impl ObjectFiles {
 fn failure(error: &object_store::Error) -> DomainError {
     match error {
         object_store::Error::NotFound { .. } => DomainError::NotFound(Resource::File),
-        other => {
-            tracing::warn!(error = %other, "file store failure");
-            StoreError::Other(format!("file store: {other}")).into()
-        }
+        other => store_failure(other),
     }
 }
 
@@ -103,7 +100,28 @@ fn failure(error: &object_store::Error) -> DomainError {
 /// or the directory's, the store's failure rather than a missing file.
 pub(crate) fn store_failure(error: &object_store::Error) -> DomainError {
     tracing::warn!(error = %error, "file store failure");
-    StoreError::Other(format!("file store: {error}")).into()
+    let message = format!("file store: {error}");
+    if is_outage(error) {
+        StoreError::Unavailable(message).into()
+    } else {
+        StoreError::Other(message).into()
+    }
+}
+
+/// Whether the bucket could not be reached (a refused connection, a timeout, a request cut
+/// off), after the client's retries: the same request may succeed later, as when the database
+/// is down. An answer the bucket gave (a 403 of a wrong key, a 404 of a missing bucket) is a
+/// fault of the set-up. (object_store keeps the status of an answer to itself, so a 503 the
+/// bucket gave is counted with the answers.)
+fn is_outage(error: &object_store::Error) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(current) = cause {
+        if current.is::<object_store::client::HttpError>() {
+            return true;
+        }
+        cause = current.source();
+    }
+    false
 }
 
 /// A failure of the local directory's own file operations (around object_store's).

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use procflow_files::{S3Credentials, StorageUrl};
 use procflow_testkit::receiver::Receiver;
 use procflow_tests::{Options, Reply, TestApp, assert_keys, verify, worker_settings};
 use reqwest::Method;
@@ -304,6 +305,40 @@ async fn an_upload_with_an_idempotency_key_is_replayed_not_repeated() {
     assert_eq!(post(b"once").await.data(201), first);
     assert_eq!(app.get(&path).await.list().0.len(), 1);
     assert_eq!(stored_files(&app).len(), 1);
+}
+
+/// A bucket whose server is down: a port nothing listens on, keys given here (the
+/// environment's are not the test's to set).
+fn bucket_that_is_down() -> StorageUrl {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("s3://procflow?endpoint=http://127.0.0.1:{port}&region=us-east-1");
+    let StorageUrl::S3(mut settings) = StorageUrl::parse(&url).unwrap() else {
+        panic!("{url} is not read as a bucket");
+    };
+    settings.credentials = Some(S3Credentials {
+        access_key_id: "testing".into(),
+        secret_access_key: "testing".into(),
+        session_token: None,
+    });
+    StorageUrl::S3(settings)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upload_to_a_bucket_that_is_down_is_a_503_to_retry_and_stores_nothing() {
+    let app = TestApp::with(Options {
+        storage_url: Some(bucket_that_is_down()),
+        ..Options::default()
+    })
+    .await;
+    let (_, _, path) = task_of(&app).await;
+    let refused = upload(&app, &path, part("file", "a.txt", "text/plain", b"hello")).await;
+    refused.error(503, "unavailable");
+    assert!(refused.header("retry-after").is_some());
+    assert!(app.get(&path).await.list().0.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

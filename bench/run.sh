@@ -25,10 +25,11 @@
 #   BENCH_ONLY=logic   run only the process-logic rows (bench/logic.sh), on the teams, templates
 #                      and keys alone (no seeded runs): about a minute after the build
 #   BENCH_LOGIC_RUNS   runs per pool of the process-logic rows (default 100)
-#   BENCH_ONLY=inbox, BENCH_ONLY=scheduler, BENCH_ONLY="inbox scheduler"
+#   BENCH_ONLY=inbox, BENCH_ONLY=scheduler, BENCH_ONLY="inbox scheduler files"
 #                      only the inbox and dry-run rows (bench/inbox.sh) and/or the scheduler
-#                      rows (bench/scheduler.sh), on the teams and their seeded runs
-#                      (BENCH_BIG_RUNS, BENCH_SMALL_RUNS) without the other scenarios
+#                      rows (bench/scheduler.sh), and/or the attachment rows after them (as in
+#                      the whole bench), on the teams and their seeded runs (BENCH_BIG_RUNS,
+#                      BENCH_SMALL_RUNS) without the other scenarios
 #   BENCH_SMALL_RUNS   runs of the small team (default 10000)
 #   BENCH_INBOX_TASKS  tasks per seeded run for the inbox rows (default 5)
 #   BENCH_SCHEDULES    schedules due in the same minute (default 10000)
@@ -633,7 +634,7 @@ main() {
   report
 }
 
-# BENCH_ONLY=inbox and/or scheduler: the teams' runs seeded without the other scenarios' pools,
+# BENCH_ONLY=inbox, scheduler and/or files: the teams' runs seeded without the other scenarios' pools,
 # then only those rows and their report.
 only_issue_rows() {
   say "seeding $BIG_RUNS runs and a team of $SMALL_RUNS (set-based SQL, with their sections)"
@@ -647,12 +648,14 @@ only_issue_rows() {
   BIG_TOTAL=$(sql -c "SELECT count(*) FROM runs WHERE team_id = '$TEAM'")
   case "$BENCH_ONLY" in *inbox*) inbox_scenario ;; esac
   case "$BENCH_ONLY" in *scheduler*) scheduler_scenario ;; esac
+  case "$BENCH_ONLY" in *files*) files_scenario ;; esac
   { echo "## procflow bench, BENCH_ONLY=$BENCH_ONLY, $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo
     echo "$(nproc) cores, load average at the end $(cut -d' ' -f1-3 /proc/loadavg); $BUILD_NOTE;" \
       "$(server_tuning); each figure one run of ${SECS} s."
     case "$BENCH_ONLY" in *inbox*) inbox_report ;; esac
     case "$BENCH_ONLY" in *scheduler*) scheduler_report ;; esac
+    case "$BENCH_ONLY" in *files*) files_report ;; esac
   } >"$REPORT"
   say "report written to ${REPORT#"$ROOT"/}"
   echo

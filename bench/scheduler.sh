@@ -129,7 +129,10 @@ scheduler_scenario() {
          /"Shared Hit Blocks"/ && !b { gsub(/,/, ""); b = $4 }
          END { printf "EXPLAIN: %s%s, %s buffers", n, i, b }')
   say "  $SCHED_TICKS ticks over $not_due not-due schedules: due read p50 $SCHED_TICK_P50 ms, max $SCHED_TICK_MAX ms ($SCHED_TICK_PLAN)"
+  # Stopped before the rows after it start, not while they run.
   kill -INT "$worker_pid" 2>/dev/null || true
+  for _ in $(seq 100); do kill -0 "$worker_pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$worker_pid" 2>/dev/null || true
 }
 
 scheduler_report() {

@@ -12,6 +12,8 @@ mod parts;
 mod s3;
 mod staged;
 mod storage_url;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use s3::{S3Credentials, S3Settings};
 pub use storage_url::{OpenError, StorageUrl, StorageUrlError, open};

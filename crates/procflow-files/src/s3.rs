@@ -5,7 +5,6 @@
 use std::ffi::OsString;
 use std::fmt;
 use std::sync::Arc;
-
 use std::time::Duration;
 
 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
@@ -20,8 +19,9 @@ const S3_PART_BYTES: usize = 5 * 1024 * 1024;
 /// How a failed call to the bucket is retried. Someone waits on every call (an upload or a
 /// download is a request in flight), so a bucket that is down must fail within seconds, not
 /// after object_store's default of ten retries with random waits growing up to 15 s each
-/// (measured up to 13.5 s for one call, nearly a minute at worst). A refused connection fails after at most 0.1 + 0.2 + 0.4 s of waits; a
-/// blackholed one after its connect timeouts, no retry starting once 10 s have passed.
+/// (measured up to 13.5 s for one call, nearly a minute at worst). A refused connection fails
+/// after at most 0.1 + 0.2 + 0.4 s of waits; a blackholed one after its connect timeouts, no
+/// retry starting once 10 s have passed.
 fn retry_policy() -> RetryConfig {
     RetryConfig {
         backoff: BackoffConfig {

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use procflow_files::{S3Credentials, StorageUrl};
+use procflow_files::{StorageUrl, testing};
 use procflow_testkit::receiver::Receiver;
 use procflow_tests::{Options, Reply, TestApp, assert_keys, verify, worker_settings};
 use reqwest::Method;
@@ -307,24 +307,14 @@ async fn an_upload_with_an_idempotency_key_is_replayed_not_repeated() {
     assert_eq!(stored_files(&app).len(), 1);
 }
 
-/// A bucket whose server is down: a port nothing listens on, keys given here (the
-/// environment's are not the test's to set).
+/// A bucket whose server is down: a port nothing listens on.
 fn bucket_that_is_down() -> StorageUrl {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let url = format!("s3://procflow?endpoint=http://127.0.0.1:{port}&region=us-east-1");
-    let StorageUrl::S3(mut settings) = StorageUrl::parse(&url).unwrap() else {
-        panic!("{url} is not read as a bucket");
-    };
-    settings.credentials = Some(S3Credentials {
-        access_key_id: "testing".into(),
-        secret_access_key: "testing".into(),
-        session_token: None,
-    });
-    StorageUrl::S3(settings)
+    testing::bucket_url("procflow", &format!("http://127.0.0.1:{port}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

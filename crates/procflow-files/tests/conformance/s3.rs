@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use procflow_domain::error::{DomainError, StoreError};
 use procflow_domain::ports::files::{ByteSource, FileStore, SourceError, StorageKey};
-use procflow_files::{ObjectFiles, S3Credentials, StorageUrl};
+use procflow_files::{ObjectFiles, testing};
 
 use super::contract::{contract, streams_in_parts};
 use super::s3_server::S3Server;
@@ -14,16 +14,7 @@ use super::s3_server::S3Server;
 /// The store the storage URL of `bucket` on `endpoint` names, with keys given here (moto
 /// takes any): the environment's are not the tests' to set.
 fn bucket(bucket: &str, endpoint: &str) -> ObjectFiles {
-    let url = format!("s3://{bucket}?endpoint={endpoint}&region=us-east-1");
-    let StorageUrl::S3(mut settings) = StorageUrl::parse(&url).unwrap() else {
-        panic!("{url} is not read as a bucket");
-    };
-    settings.credentials = Some(S3Credentials {
-        access_key_id: "testing".into(),
-        secret_access_key: "testing".into(),
-        session_token: None,
-    });
-    ObjectFiles::s3(&settings).unwrap()
+    testing::bucket_url(bucket, endpoint).open().unwrap()
 }
 
 fn key() -> StorageKey {

@@ -9,7 +9,9 @@
 #       http.server` over a directory for the download, bench/plain_upload.py (a PUT's body
 #       written to a file) for the upload. FILES_REPS repetitions of each, interleaved; MB/s
 #       (10^6 bytes per second of curl's time_total), the median and the range. Target: the
-#       service at least 0.5 of the plain server each way.
+#       service at least 0.5 of the plain server each way. Beside it, what the upload's ratio
+#       depends on and the plain server's does not: the disk's durable write (before and after)
+#       and the server's CPU per upload.
 #   F2  the server's memory during 8 concurrent uploads of 25 MiB: a fresh `procflow serve`
 #       (its VmHWM is this row's alone), its VmRSS after a warm-up (an upload and its
 #       download), then 8 curl uploads at once, then its VmHWM. Target: the peak less than
@@ -48,6 +50,22 @@ files_wait_http() {
   done
   die "$2 on port $1 is not answering after 10 s"
 }
+
+# files_disk_mbs: how fast the disk takes a durable write now, in MB/s: the median of three
+# 10 MiB writes, each flushed before dd ends (`conv=fdatasync`). The service's upload is such a
+# write (its file flushed before it answers), the plain server's is not: the service's upload
+# rate follows this figure, the plain server's does not.
+files_disk_mbs() {
+  local probe="$TMP/files-disk-probe" i
+  for i in 1 2 3; do
+    dd if=/dev/zero of="$probe" bs=1M count=10 conv=fdatasync 2>&1 |
+      awk '/copied/ { printf "%.0f\n", 10485760 / $(NF - 3) / 1e6 }'
+  done | sort -n | sed -n 2p
+  rm -f "$probe"
+}
+
+# files_cpu_ticks <pid>: the process's CPU time so far (user and system), in clock ticks.
+files_cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 json_field() { python3 -c 'import json, sys; print(json.load(sys.stdin)["data"][sys.argv[1]])' "$1"; }
 
@@ -100,6 +118,7 @@ files_scenario() {
   sql -c "VACUUM ANALYZE" >/dev/null
   sql -c "CHECKPOINT" >/dev/null
   say "files: the database vacuumed and checkpointed in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+  FILES_DISK_BEFORE=$(files_disk_mbs)
   say "files F1: a $FILES_MIB MiB file up and down, service and plain file server, $FILES_REPS times each"
   files_serve files
   local svc_pid=$FILES_PID run
@@ -135,8 +154,11 @@ files_scenario() {
 
   local kind errors_up=0 errors_down=0 errors_plain_up=0 errors_plain_down=0 r bytes
   for kind in up.svc up.plain down.svc down.plain; do : >"$TMP/files-$kind.txt"; done
+  local ticks=0 t
   for ((r = 1; r <= FILES_REPS; r++)); do
+    t=$(files_cpu_ticks "$svc_pid")
     read -r status time id < <(files_upload "$file")
+    ticks=$((ticks + $(files_cpu_ticks "$svc_pid") - t))
     if [ "$status" = 201 ]; then files_rate "$size" "$time" >>"$TMP/files-up.svc.txt"
     else errors_up=$((errors_up + 1)); fi
     read -r status time < <(curl -s -o /dev/null -w '%{http_code} %{time_total}\n' -H 'Expect:' \
@@ -151,6 +173,11 @@ files_scenario() {
     if [ "$status" = 200 ] && [ "$bytes" = "$size" ]; then files_rate "$size" "$time" >>"$TMP/files-down.plain.txt"
     else errors_plain_down=$((errors_plain_down + 1)); fi
   done
+  FILES_DISK_AFTER=$(files_disk_mbs)
+  FILES_UP_CPU_MS=$(awk -v t="$ticks" -v n="$FILES_REPS" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN { printf "%.0f", t * 1000 / hz / n }')
+  say "  the server's CPU per upload: $FILES_UP_CPU_MS ms"
+  say "  the disk's durable write of 10 MiB: $FILES_DISK_BEFORE MB/s before F1, $FILES_DISK_AFTER MB/s after"
   files_record files.up.svc "$TMP/files-up.svc.txt" "$errors_up"
   files_record files.up.plain "$TMP/files-up.plain.txt" "$errors_plain_up"
   files_record files.down.svc "$TMP/files-down.svc.txt" "$errors_down"
@@ -208,6 +235,14 @@ files_report() {
       "$(ratio "files.$c.svc" "files.$c.plain")" \
       "$(($(result "files.$c.svc" 5) + $(result "files.$c.plain" 5)))"
   done
+  echo
+  echo "The disk's durable write (10 MiB written then flushed, \`dd conv=fdatasync\`, the median of" \
+    "three): $FILES_DISK_BEFORE MB/s before F1, $FILES_DISK_AFTER MB/s after. The service's upload is" \
+    "durable before it is answered (its file flushed, its row committed), the plain server's is" \
+    "not: the upload's MB/s follows this figure, and a slow disk lowers its ratio alone." \
+    "The server's CPU per upload (its user and system time across the F1 uploads): $FILES_UP_CPU_MS ms;" \
+    "it hashes every byte (SHA-256) and parses the multipart body, which the plain server does not:" \
+    "when the machine's CPU is slow the upload's ratio falls with it."
   echo
   echo "| Row | Idle VmRSS MiB | Peak VmHWM MiB | Peak − idle MiB (target < 64) | Uploads answered 201 | Wall time s |"
   echo "|---|---:|---:|---:|---:|---:|"

@@ -53,8 +53,8 @@ files_wait_http() {
 
 # files_disk_mbs: how fast the disk takes a durable write now, in MB/s: the median of three
 # 10 MiB writes, each flushed before dd ends (`conv=fdatasync`). The service's upload is such a
-# write (its file flushed before it answers), the plain server's is not: the service's upload
-# rate follows this figure, the plain server's does not.
+# write (its file flushed before it answers), the plain server's is not: a slow disk lowers the
+# upload's ratio alone.
 files_disk_mbs() {
   local probe="$TMP/files-disk-probe" i
   for i in 1 2 3; do
@@ -239,7 +239,7 @@ files_report() {
   echo "The disk's durable write (10 MiB written then flushed, \`dd conv=fdatasync\`, the median of" \
     "three): $FILES_DISK_BEFORE MB/s before F1, $FILES_DISK_AFTER MB/s after. The service's upload is" \
     "durable before it is answered (its file flushed, its row committed), the plain server's is" \
-    "not: the upload's MB/s follows this figure, and a slow disk lowers its ratio alone." \
+    "not: a slow disk lowers the upload's ratio alone." \
     "The server's CPU per upload (its user and system time across the F1 uploads): $FILES_UP_CPU_MS ms;" \
     "it hashes every byte (SHA-256) and parses the multipart body, which the plain server does not:" \
     "when the machine's CPU is slow the upload's ratio falls with it."

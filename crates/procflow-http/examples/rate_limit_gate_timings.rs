@@ -74,12 +74,14 @@ async fn main() {
     });
     let clock = Arc::new(FixedClock::default());
     // One request a minute: the first is accepted, every later one refused.
-    let gate = RateLimitGate::new(limiter.clone(), clock, 1);
-    gate.admit(KEY_HASH).await.expect("the first request");
+    let gate = RateLimitGate::new(clock, 1);
+    gate.admit(&*limiter, KEY_HASH)
+        .await
+        .expect("the first request");
     let mut samples = Vec::with_capacity(ROUNDS);
     for _ in 0..ROUNDS {
         let started = Instant::now();
-        let refused = gate.admit(KEY_HASH).await;
+        let refused = gate.admit(&*limiter, KEY_HASH).await;
         samples.push(started.elapsed());
         if !matches!(refused, Err(Refusal::Limited { .. })) {
             panic!("expected a refusal, got {refused:?}");

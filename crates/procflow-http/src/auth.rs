@@ -129,7 +129,7 @@ async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
         .app_data::<web::Data<AppState>>()
         .ok_or_else(ApiError::internal)?;
     let hash = keys::hash(bearer(request)?);
-    match state.gate.admit(hash).await {
+    match state.gate.admit(&*state.services.rate_limiter, hash).await {
         Ok(Admitted { key, team, quota }) => {
             let caller = Caller {
                 team,

@@ -148,25 +148,27 @@ pub struct Services {
     pub clock: Arc<dyn Clock>,
 }
 
-/// What every handler shares: the use cases, the rate-limit gate, the configuration.
+/// What every handler of a worker sees: the worker's own use cases, and what the workers share
+/// (the rate-limit gates, the configuration).
 pub struct AppState {
-    /// The adapters.
+    /// The adapters, this worker's own (see [`serve`]).
     pub services: Services,
     /// The per-key rate limit.
     pub gate: Arc<RateLimitGate>,
     /// What this instance knows about the guest post limits' names (per run, per address).
-    pub guest_gate: admission::LocalGate<String>,
+    pub guest_gate: Arc<admission::LocalGate<String>>,
     /// The same for the run-link start limits (API contract 13.2; per link over an hour, per
     /// address over a minute), apart from the guest posts' names: a sweep of a gate rolls its
     /// names over the window of the request that set it off, which for an hour's counts can
     /// only forget some (the gate then refuses less; the store still decides).
-    pub run_link_gate: admission::LocalGate<String>,
+    pub run_link_gate: Arc<admission::LocalGate<String>>,
     /// The configuration.
     pub config: HttpConfig,
     /// When this instance next sweeps expired `Idempotency-Key` records.
-    pub key_sweep: idempotency::KeySweep,
-    /// The task that drops the gate's memory of revoked keys; it stops with this state.
-    pub key_follower: rate_limit::KeyChangeFollower,
+    pub key_sweep: Arc<idempotency::KeySweep>,
+    /// The task that drops the gate's memory of revoked keys; it stops with the last worker's
+    /// state.
+    pub key_follower: Arc<rate_limit::KeyChangeFollower>,
 }
 
 impl AppState {
@@ -210,35 +212,52 @@ impl AppState {
 /// Builds the API on an already bound listener and returns the running server (await it to
 /// serve until it stops; it stops gracefully on SIGTERM and SIGINT).
 ///
+/// `services` makes the adapters of one HTTP worker, and is called once on each worker's own
+/// thread as it starts (and once here, for the clock and the key-change feed the workers
+/// share): a worker whose store has a pool of its own opens its connections on its thread,
+/// and their round trips never wake another thread (docs/performance.md, "Workers with
+/// pools of their own"). What must be shared, the rate-limit gates' memory and the
+/// idempotency sweep's turn, is made once here.
+///
 /// # Errors
 /// When the listener cannot be used.
 pub fn serve(
     listener: TcpListener,
-    services: Services,
+    services: impl Fn() -> Services + Send + Sync + 'static,
     config: HttpConfig,
 ) -> std::io::Result<actix_web::dev::Server> {
     let workers = config.workers;
+    let shared = services();
     let gate = Arc::new(RateLimitGate::new(
-        services.rate_limiter.clone(),
-        services.clock.clone(),
+        shared.clock.clone(),
         config.rate_limit_per_minute,
     ));
-    let key_follower = rate_limit::KeyChangeFollower::spawn(&gate, services.key_changes.clone());
-    let state = web::Data::new(AppState {
-        services,
-        gate,
-        guest_gate: admission::LocalGate::default(),
-        run_link_gate: admission::LocalGate::default(),
-        config,
-        key_sweep: idempotency::KeySweep::new(),
-        key_follower,
-    });
+    let key_follower = Arc::new(rate_limit::KeyChangeFollower::spawn(
+        &gate,
+        shared.key_changes.clone(),
+    ));
+    drop(shared);
+    let services = Arc::new(services);
+    let guest_gate = Arc::new(admission::LocalGate::default());
+    let run_link_gate = Arc::new(admission::LocalGate::default());
+    let key_sweep = Arc::new(idempotency::KeySweep::new());
     let limits = Arc::new(transport::Limits {
-        head_timeout: state.config.head_timeout,
-        body_timeout: state.config.body_timeout,
-        write_timeout: state.config.write_timeout,
+        head_timeout: config.head_timeout,
+        body_timeout: config.body_timeout,
+        write_timeout: config.write_timeout,
     });
-    let app = move || {
+    let state = move || {
+        web::Data::new(AppState {
+            services: (*services)(),
+            gate: gate.clone(),
+            guest_gate: guest_gate.clone(),
+            run_link_gate: run_link_gate.clone(),
+            config: config.clone(),
+            key_sweep: key_sweep.clone(),
+            key_follower: key_follower.clone(),
+        })
+    };
+    let app = move |state: web::Data<AppState>| {
         let body_limit = state.config.body_limit_bytes;
         App::new()
             .app_data(state.clone())
@@ -270,7 +289,7 @@ pub fn serve(
                 extensions.insert(io.connection());
             })
             .h1(map_config(
-                app()
+                app(state())
                     .into_factory()
                     .map_err(|error: actix_web::Error| error.error_response()),
                 |()| AppConfig::default(),

@@ -74,9 +74,9 @@ pub enum Refusal {
     Store(#[from] DomainError),
 }
 
-/// Admits or refuses each API request by its API key. Shared by all workers.
+/// Admits or refuses each API request by its API key. Shared by all workers; each asks its own
+/// limiter (the store its connections are on), so the gate holds none.
 pub struct RateLimitGate {
-    limiter: Arc<dyn RateLimiter>,
     clock: Arc<dyn Clock>,
     limit: u32,
     /// What this instance knows about each key hash.
@@ -95,9 +95,8 @@ impl std::fmt::Debug for RateLimitGate {
 impl RateLimitGate {
     /// A gate accepting `per_minute` requests per key in any rolling 60 seconds.
     #[must_use]
-    pub fn new(limiter: Arc<dyn RateLimiter>, clock: Arc<dyn Clock>, per_minute: u32) -> Self {
+    pub fn new(clock: Arc<dyn Clock>, per_minute: u32) -> Self {
         Self {
-            limiter,
             clock,
             limit: per_minute,
             local: LocalGate::default(),
@@ -118,14 +117,18 @@ impl RateLimitGate {
     }
 
     /// Admits a request presenting the key whose secret hashes to `key_hash`: finds the key
-    /// and its team and counts the request, in one call to the limiter. What the limiter would
+    /// and its team and counts the request, in one call to `limiter`. What the limiter would
     /// certainly refuse is refused from memory without calling it; while a few requests of the
     /// key are with the limiter, the others wait their turn here (crate::admission).
     ///
     /// # Errors
     /// [`Refusal::UnknownKey`], [`Refusal::InactiveTeam`]; [`Refusal::Limited`] over the limit;
     /// [`Refusal::Store`] when the limiter fails (not remembered: the next request asks again).
-    pub async fn admit(&self, key_hash: KeyHash) -> Result<Admitted, Refusal> {
+    pub async fn admit(
+        &self,
+        limiter: &dyn RateLimiter,
+        key_hash: KeyHash,
+    ) -> Result<Admitted, Refusal> {
         let slot = self.local.slot(&key_hash, self.clock.now(), WINDOW);
         let certain = |now| slot.certain_refusal(now, self.limit, WINDOW);
         let now = self.clock.now();
@@ -138,8 +141,7 @@ impl RateLimitGate {
         if let Some(until) = certain(now) {
             return Err(self.limited(until, now));
         }
-        let admission = self
-            .limiter
+        let admission = limiter
             .admit(&key_hash, now, self.limit, WINDOW)
             .await?
             .ok_or(Refusal::UnknownKey)?;

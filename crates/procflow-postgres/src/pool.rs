@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use deadpool::Runtime;
+use deadpool::managed::WeakPool;
 use diesel::connection::{Instrumentation, InstrumentationEvent};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{
@@ -15,6 +16,7 @@ use futures_util::FutureExt;
 use procflow_domain::error::StoreError;
 
 pub(crate) type PgPool = Pool<AsyncPgConnection>;
+pub(crate) type WeakPgPool = WeakPool<AsyncDieselConnectionManager<AsyncPgConnection>>;
 
 /// How to reach PostgreSQL.
 #[derive(Clone, Debug)]

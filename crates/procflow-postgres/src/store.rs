@@ -47,7 +47,7 @@ use procflow_domain::template::Section;
 use uuid::Uuid;
 
 use crate::error::{db_error, pool_error};
-use crate::pool::{self, PgPool, PoolConfig, PoolStatus};
+use crate::pool::{self, PgPool, PoolConfig, PoolStatus, WeakPgPool};
 use crate::rows::outbox::NewOutboxRow;
 use crate::rows::run::RunSectionRow;
 use crate::schema::run_sections;
@@ -56,7 +56,10 @@ use crate::schema::run_sections;
 #[derive(Clone)]
 pub struct PgStore {
     pool: PgPool,
-    url: std::sync::Arc<str>,
+    /// The configuration `pool` was made from, for the pools of [`PgStore::for_worker`].
+    config: std::sync::Arc<PoolConfig>,
+    /// The pools split off for workers, counted in [`PgStore::status`].
+    worker_pools: std::sync::Arc<std::sync::Mutex<Vec<WeakPgPool>>>,
     signal: std::sync::Arc<signal::Signal>,
     plans: std::sync::Arc<plans::Plans>,
     known_tokens: std::sync::Arc<directory::KnownTokens>,
@@ -79,7 +82,8 @@ impl PgStore {
     pub fn new(config: &PoolConfig) -> Result<Self, StoreError> {
         Ok(Self {
             pool: pool::build(config)?,
-            url: config.url.as_str().into(),
+            config: std::sync::Arc::new(config.clone()),
+            worker_pools: std::sync::Arc::default(),
             signal: std::sync::Arc::default(),
             plans: std::sync::Arc::default(),
             known_tokens: std::sync::Arc::default(),
@@ -94,11 +98,42 @@ impl PgStore {
     /// # Errors
     /// `Other` when the pool cannot be made.
     pub fn with_own_pool(&self, max_size: usize) -> Result<Self, StoreError> {
-        let mut config = PoolConfig::new(self.url.to_string());
+        let mut config = PoolConfig::new(self.url());
         config.max_size = max_size;
         Ok(Self {
             pool: pool::build(&config)?,
-            url: self.url.clone(),
+            config: self.config.clone(),
+            worker_pools: std::sync::Arc::default(),
+            signal: self.signal.clone(),
+            plans: self.plans.clone(),
+            known_tokens: self.known_tokens.clone(),
+            documents: self.documents.clone(),
+        })
+    }
+
+    /// The store of one HTTP worker: a pool of its own of `max_size` connections, made with this
+    /// store's configuration (its timeouts, its statement counter), sharing its caches and
+    /// wake-ups, and counted in its [`status`](Self::status). The pool connects lazily, on the
+    /// thread of the first request that needs a connection: a worker's own thread, where the
+    /// connections are then driven, so that a request's round trips never wake another thread
+    /// (docs/performance.md, "Workers with pools of their own").
+    ///
+    /// # Errors
+    /// `Other` when the pool cannot be made.
+    pub fn for_worker(&self, max_size: usize) -> Result<Self, StoreError> {
+        let config = PoolConfig {
+            max_size,
+            ..PoolConfig::clone(&self.config)
+        };
+        let pool = pool::build(&config)?;
+        self.worker_pools
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(pool.weak());
+        Ok(Self {
+            pool,
+            config: self.config.clone(),
+            worker_pools: self.worker_pools.clone(),
             signal: self.signal.clone(),
             plans: self.plans.clone(),
             known_tokens: self.known_tokens.clone(),
@@ -119,20 +154,41 @@ impl PgStore {
             .map_err(db_error)
     }
 
-    /// The pool's occupancy.
+    /// The pool's occupancy; once pools were split off for workers, theirs summed (the one
+    /// they were split from then serves no request).
     #[must_use]
     pub fn status(&self) -> PoolStatus {
-        let status = self.pool.status();
-        PoolStatus {
-            max_size: status.max_size,
-            size: status.size,
-            available: status.available,
-            waiting: status.waiting,
+        let mut live = Vec::new();
+        // A worker that stopped dropped its pool: its entry goes.
+        self.worker_pools
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .retain(|weak| {
+                weak.upgrade()
+                    .map(|pool| live.push(pool.status()))
+                    .is_some()
+            });
+        if live.is_empty() {
+            live.push(self.pool.status());
         }
+        live.iter().fold(
+            PoolStatus {
+                max_size: 0,
+                size: 0,
+                available: 0,
+                waiting: 0,
+            },
+            |sum, status| PoolStatus {
+                max_size: sum.max_size + status.max_size,
+                size: sum.size + status.size,
+                available: sum.available + status.available,
+                waiting: sum.waiting + status.waiting,
+            },
+        )
     }
 
     fn url(&self) -> &str {
-        &self.url
+        &self.config.url
     }
 
     async fn conn(&self) -> DomainResult<Object<AsyncPgConnection>> {

@@ -248,6 +248,80 @@ async fn an_exhausted_pool_answers_unavailable_after_its_timeout() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_workers_pool_keeps_the_configuration_and_is_counted_until_dropped() {
+    let db = migrated_database().await;
+    let counter = procflow_postgres::StatementCounter::default();
+    let shared = PgStore::new(&PoolConfig {
+        max_size: 4,
+        timeout: TIMEOUT,
+        statement_counter: Some(counter.clone()),
+        ..PoolConfig::new(db.url())
+    })
+    .expect("pool");
+    assert_eq!(
+        shared.status().max_size,
+        4,
+        "no worker yet: the store's own pool"
+    );
+    let first = shared.for_worker(1).expect("first worker's pool");
+    let second = shared.for_worker(2).expect("second worker's pool");
+    assert_eq!(
+        shared.status().max_size,
+        3,
+        "the workers' pools, summed, in place of the one they were split from"
+    );
+    assert_eq!(
+        first.status(),
+        shared.status(),
+        "any of them reports the sum"
+    );
+
+    // The shared pool's timeout and statement counter hold for a worker's own pool.
+    let team = seed_team(&first).await;
+    let counted = counter.get();
+    assert!(counted > 0, "the worker's statements are counted");
+    let mut locker = lock_teams(db.url()).await;
+    let holder = tokio::spawn({
+        let first = first.clone();
+        async move { first.get_team(team.id).await }
+    });
+    wait_for_lock_waiters(db.url(), 1).await;
+    let (answer, waited) = timed(
+        "get_team on a worker's exhausted pool",
+        first.get_team(team.id),
+    )
+    .await;
+    assert_unavailable("get_team on a worker's exhausted pool", &answer);
+    assert!(
+        waited >= TIMEOUT - Duration::from_millis(20) && waited < HANG,
+        "answered after {waited:?}: the shared pool's timeout"
+    );
+    locker.batch_execute("COMMIT").await.expect("commit");
+    tokio::time::timeout(HANG, holder)
+        .await
+        .expect("the holder finishes")
+        .expect("the holder did not panic")
+        .expect("the held call succeeds");
+    assert_eq!(
+        second
+            .get_team(team.id)
+            .await
+            .expect("another worker's pool serves"),
+        team
+    );
+
+    // A worker that stops drops its pool, and the sum with it.
+    drop(second);
+    assert_eq!(shared.status().max_size, 1);
+    drop(first);
+    assert_eq!(
+        shared.status().max_size,
+        4,
+        "no worker left: the store's own pool"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_call_blocked_on_a_lock_answers_unavailable_after_the_lock_timeout() {
     let db = migrated_database().await;
     let store = PgStore::new(&PoolConfig {

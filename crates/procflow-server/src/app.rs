@@ -217,8 +217,32 @@ pub async fn start(config: ServeConfig, listener: TcpListener) -> Result<Running
     }
     let files = crate::storage::open(&config.storage_url).map_err(StartError::Storage)?;
     let address = listener.local_addr()?;
-    let services = services_on(&store, files.clone());
-    let server = procflow_http::serve(listener, services, config.http.clone())?;
+    let workers = config.http.workers.unwrap_or_else(default_workers);
+    let per_worker = worker_pool_size(config.db_pool_size, workers);
+    let server = {
+        let (store, files) = (store.clone(), files.clone());
+        // One feed of key changes for the process, not one per worker: it holds its store,
+        // which would keep a worker's pool alive after the worker.
+        let key_changes: Arc<dyn procflow_domain::ports::KeyChanges> =
+            Arc::new(store.key_changes());
+        let services = move || match store.for_worker(per_worker) {
+            Ok(own) => Services {
+                key_changes: key_changes.clone(),
+                ..services_on(&own, files.clone())
+            },
+            // It cannot fail where the shared pool was made from the same configuration; if it
+            // did, the worker shares that pool (slower, not wrong).
+            Err(error) => {
+                tracing::warn!(%error, "a worker's pool cannot be made; it shares the server's");
+                services_on(&store, files.clone())
+            }
+        };
+        let http = procflow_http::HttpConfig {
+            workers: Some(workers),
+            ..config.http.clone()
+        };
+        procflow_http::serve(listener, services, http)?
+    };
     let (worker, sweep) = match &config.worker {
         Some(settings) => (
             Some(spawn_worker(&store, settings)?),
@@ -230,16 +254,28 @@ pub async fn start(config: ServeConfig, listener: TcpListener) -> Result<Running
         ),
         None => (None, None),
     };
-    log_start(&config, address);
+    log_start(&config, address, workers);
     Ok(Running::with_sweep(server, worker, sweep))
 }
 
-fn log_start(config: &ServeConfig, address: std::net::SocketAddr) {
+/// actix-web's own default: one worker per core the process may use.
+fn default_workers() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// Each HTTP worker's connections: the configured total shared out evenly, at least one each.
+fn worker_pool_size(total: usize, workers: usize) -> usize {
+    (total / workers.max(1)).max(1)
+}
+
+fn log_start(config: &ServeConfig, address: std::net::SocketAddr, workers: usize) {
     tracing::info!(
         listen = %address,
         public_url = %config.public_url,
         database = %config.database_url.redacted(),
         db.pool_size = config.db_pool_size,
+        http.workers = workers,
+        db.pool_per_worker = worker_pool_size(config.db_pool_size, workers),
         rate_limit_per_minute = config.http.rate_limit_per_minute,
         storage = %config.storage_url,
         upload_max_bytes = config.http.upload_max_bytes,
@@ -257,5 +293,27 @@ fn log_start(config: &ServeConfig, address: std::net::SocketAddr) {
             smtp.configured = config.smtp_url.is_some(),
             "no delivery worker runs here: webhooks and emails are sent by `procflow worker`"
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::worker_pool_size;
+
+    #[test]
+    fn the_pool_is_shared_out_among_the_workers_at_least_one_connection_each() {
+        assert_eq!(worker_pool_size(16, 2), 8);
+        assert_eq!(
+            worker_pool_size(8, 3),
+            2,
+            "rounded down: never more than configured"
+        );
+        assert_eq!(worker_pool_size(4, 1), 4);
+        assert_eq!(
+            worker_pool_size(2, 4),
+            1,
+            "a worker without a connection could serve nothing"
+        );
+        assert_eq!(worker_pool_size(4, 0), 4);
     }
 }

@@ -100,7 +100,7 @@ impl Setup {
     fn new(per_minute: u32) -> Self {
         let limiter = Arc::new(FakeLimiter::default());
         let clock = Arc::new(FixedClock::at(T0));
-        let gate = RateLimitGate::new(limiter.clone(), clock.clone(), per_minute);
+        let gate = RateLimitGate::new(clock.clone(), per_minute);
         Self {
             gate,
             limiter,
@@ -120,7 +120,7 @@ impl Setup {
 
     /// The quota of admitting a request with key `n`, checked to be key `n` of its team.
     async fn admit(&self, n: u8) -> Result<Quota, Refusal> {
-        let admitted = self.gate.admit([n; 32]).await?;
+        let admitted = self.gate.admit(&*self.limiter, [n; 32]).await?;
         assert_eq!((admitted.key, admitted.team), key_and_team(n));
         Ok(admitted.quota)
     }
@@ -314,14 +314,26 @@ async fn the_refusal_memory_forgets_blocks_that_ended() {
     for n in 0..3_000_u16 {
         let mut hash = [0; 32];
         hash[1..3].copy_from_slice(&n.to_be_bytes());
-        retry_after(setup.gate.admit(hash).await.map(|admitted| admitted.quota));
+        retry_after(
+            setup
+                .gate
+                .admit(&*setup.limiter, hash)
+                .await
+                .map(|admitted| admitted.quota),
+        );
     }
     assert_eq!(setup.gate.blocked_len(), 3_000);
     setup.advance_to(61.0);
     for n in 0..3_000_u16 {
         let mut hash = [1; 32];
         hash[1..3].copy_from_slice(&n.to_be_bytes());
-        retry_after(setup.gate.admit(hash).await.map(|admitted| admitted.quota));
+        retry_after(
+            setup
+                .gate
+                .admit(&*setup.limiter, hash)
+                .await
+                .map(|admitted| admitted.quota),
+        );
     }
     assert_eq!(
         setup.gate.blocked_len(),

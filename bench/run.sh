@@ -13,12 +13,12 @@
 #   BENCH_BIG_RUNS     runs seeded in the big team (default 1000000)
 #   BENCH_GROWTH_RUNS  runs after which create-run is measured again (default 100000)
 #   BENCH_BIN          use this procflow binary instead of building one (no cargo build)
-#   BENCH_DB_POOL      the server's database pool size (PROCFLOW_DB_POOL_SIZE; default: twice
-#                      the cores; `default`: the server's own default, 16)
-#   BENCH_HTTP_WORKERS the server's HTTP workers (PROCFLOW_HTTP_WORKERS; default: half the
-#                      cores, at least 1; `default`: the server's own, one per core)
+#   BENCH_DB_POOL      the server's database pool size (PROCFLOW_DB_POOL_SIZE; default: four
+#                      times the cores; `default`: the server's own default, 16)
+#   BENCH_HTTP_WORKERS the server's HTTP workers (PROCFLOW_HTTP_WORKERS; default: one per core,
+#                      as the server's own; `default`: leave it to the server)
 #                      The server shares the machine with PostgreSQL and wrk, hence the smaller
-#                      defaults (docs/operations.md, "Sizing workers and the pool").
+#                      pool (docs/operations.md, "Sizing workers and the pool").
 #   BENCH_KEEP=1       keep the temporary directory (database, logs) after the run
 #   BENCH_ONLY=busy-key  only the busy-key rows (bench/busy_key.sh), on a database with a team
 #                      and 40 keys: about a minute after the build (target/bench/busy-key.md)
@@ -55,8 +55,8 @@ CARGO="${CARGO:-cargo}"
 SECS="${BENCH_SECONDS:-10}"
 BIG_RUNS="${BENCH_BIG_RUNS:-1000000}"
 GROWTH_RUNS="${BENCH_GROWTH_RUNS:-100000}"  # create-run throughput is measured again after this many runs
-DB_POOL="${BENCH_DB_POOL:-$(($(nproc) * 2))}"
-HTTP_WORKERS="${BENCH_HTTP_WORKERS:-$(( $(nproc) / 2 > 0 ? $(nproc) / 2 : 1 ))}"
+DB_POOL="${BENCH_DB_POOL:-$(($(nproc) * 4))}"
+HTTP_WORKERS="${BENCH_HTTP_WORKERS:-$(nproc)}"
 SMALL_RUNS="${BENCH_SMALL_RUNS:-10000}"  # the list page and the inbox are measured on a team of this many runs too
 NKEYS=1000                  # API keys per team the load goes round-robin over
 RATE_LIMIT=1000000          # PROCFLOW_RATE_LIMIT_PER_MINUTE of the measured server

@@ -118,6 +118,12 @@ impl Setup {
         self.clock.advance(target - self.clock.now());
     }
 
+    /// The quota of admitting a request with the key whose secret hashes to `hash`.
+    async fn admit_hash(&self, hash: KeyHash) -> Result<Quota, Refusal> {
+        let admitted = self.gate.admit(&*self.limiter, hash).await?;
+        Ok(admitted.quota)
+    }
+
     /// The quota of admitting a request with key `n`, checked to be key `n` of its team.
     async fn admit(&self, n: u8) -> Result<Quota, Refusal> {
         let admitted = self.gate.admit(&*self.limiter, [n; 32]).await?;
@@ -314,26 +320,14 @@ async fn the_refusal_memory_forgets_blocks_that_ended() {
     for n in 0..3_000_u16 {
         let mut hash = [0; 32];
         hash[1..3].copy_from_slice(&n.to_be_bytes());
-        retry_after(
-            setup
-                .gate
-                .admit(&*setup.limiter, hash)
-                .await
-                .map(|admitted| admitted.quota),
-        );
+        retry_after(setup.admit_hash(hash).await);
     }
     assert_eq!(setup.gate.blocked_len(), 3_000);
     setup.advance_to(61.0);
     for n in 0..3_000_u16 {
         let mut hash = [1; 32];
         hash[1..3].copy_from_slice(&n.to_be_bytes());
-        retry_after(
-            setup
-                .gate
-                .admit(&*setup.limiter, hash)
-                .await
-                .map(|admitted| admitted.quota),
-        );
+        retry_after(setup.admit_hash(hash).await);
     }
     assert_eq!(
         setup.gate.blocked_len(),

@@ -166,8 +166,7 @@ pub struct AppState {
     pub config: HttpConfig,
     /// When this instance next sweeps expired `Idempotency-Key` records.
     pub key_sweep: Arc<idempotency::KeySweep>,
-    /// The task that drops the gate's memory of revoked keys; it stops with the last worker's
-    /// state.
+    /// The task that drops the gate's memory of revoked keys; it stops with the server.
     pub key_follower: Arc<rate_limit::KeyChangeFollower>,
 }
 

@@ -100,15 +100,7 @@ impl PgStore {
     pub fn with_own_pool(&self, max_size: usize) -> Result<Self, StoreError> {
         let mut config = PoolConfig::new(self.url());
         config.max_size = max_size;
-        Ok(Self {
-            pool: pool::build(&config)?,
-            config: self.config.clone(),
-            worker_pools: std::sync::Arc::default(),
-            signal: self.signal.clone(),
-            plans: self.plans.clone(),
-            known_tokens: self.known_tokens.clone(),
-            documents: self.documents.clone(),
-        })
+        Ok(self.on_pool(pool::build(&config)?, std::sync::Arc::default()))
     }
 
     /// The store of one HTTP worker: a pool of its own of `max_size` connections, made with this
@@ -130,15 +122,24 @@ impl PgStore {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(pool.weak());
-        Ok(Self {
+        Ok(self.on_pool(pool, self.worker_pools.clone()))
+    }
+
+    /// This store on another pool: the same configuration, caches and wake-ups.
+    fn on_pool(
+        &self,
+        pool: PgPool,
+        worker_pools: std::sync::Arc<std::sync::Mutex<Vec<WeakPgPool>>>,
+    ) -> Self {
+        Self {
             pool,
             config: self.config.clone(),
-            worker_pools: self.worker_pools.clone(),
+            worker_pools,
             signal: self.signal.clone(),
             plans: self.plans.clone(),
             known_tokens: self.known_tokens.clone(),
             documents: self.documents.clone(),
-        })
+        }
     }
 
     /// Checks that the database answers (`/readyz`).

@@ -1,7 +1,9 @@
 //! Custom elements (form fields): their 14 types and the one validator for written values.
 
+mod stored;
 mod validate;
 
+pub use stored::StoredElements;
 pub use validate::is_web_url;
 
 use serde::{Deserialize, Serialize};
@@ -126,12 +128,41 @@ impl ElementType {
 ///
 /// On an input element `value` is the current value (`None` when unset); on a display-only one
 /// it is the content shown (HTML for `text`, a URL for `image` and `video`).
-#[derive(Clone, Debug, PartialEq, Hash, Serialize, Deserialize)]
+///
+/// Its serde form, which the stores keep, is the element of spec 2.7 as the API writes it:
+/// `ref` null when none, `display_only` from the type, `options` only on dropdown and
+/// multichoice elements and `file_url` only on file elements. A listing then passes its tasks'
+/// stored elements on as they are ([`StoredElements`]). Reading accepts the form written before
+/// (no `display_only`, `ref` left out when none, `options` and `file_url` always there).
+///
+/// ```
+/// use procflow_domain::element::{CustomElement, ElementType};
+/// use procflow_domain::ids::ElementId;
+///
+/// let element = CustomElement {
+///     id: ElementId::from_uuid(uuid::Uuid::nil()),
+///     reference: None,
+///     element_type: ElementType::Checkbox,
+///     label: "Signed".to_owned(),
+///     required: false,
+///     value: Some(serde_json::json!(true)),
+///     options: None,
+///     file_url: None,
+/// };
+/// let json = serde_json::to_string(&element)?;
+/// assert_eq!(
+///     json,
+///     r#"{"id":"00000000-0000-0000-0000-000000000000","ref":null,"type":"checkbox","label":"Signed","value":true,"required":false,"display_only":false}"#
+/// );
+/// assert_eq!(serde_json::from_str::<CustomElement>(&json)?, element);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Hash, Deserialize)]
 pub struct CustomElement {
     /// Unique within its task; runs keep the template's element ids.
     pub id: ElementId,
     /// Its document-local name, if any (API contract 12.1); runs keep it.
-    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "ref", default)]
     pub reference: Option<crate::template::Ref>,
     /// What the element is.
     #[serde(rename = "type")]
@@ -141,11 +172,50 @@ pub struct CustomElement {
     /// Reported when empty; does not block completion (API contract 6).
     pub required: bool,
     /// The current value or the display content.
+    #[serde(default)]
     pub value: Option<Value>,
     /// The choices of a dropdown or multichoice element; `None` on other types.
+    #[serde(default)]
     pub options: Option<Vec<String>>,
     /// The attachment of a `file` element; `None` on other types.
+    #[serde(default)]
     pub file_url: Option<String>,
+}
+
+/// [`CustomElement`] as it is written: the keys and order of spec 2.7's element.
+#[derive(Serialize)]
+struct Written<'a> {
+    id: ElementId,
+    #[serde(rename = "ref")]
+    reference: Option<&'a crate::template::Ref>,
+    #[serde(rename = "type")]
+    element_type: ElementType,
+    label: &'a str,
+    value: Option<&'a Value>,
+    required: bool,
+    display_only: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    options: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file_url: Option<Option<&'a str>>,
+}
+
+impl Serialize for CustomElement {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let kind = self.element_type;
+        Written {
+            id: self.id,
+            reference: self.reference.as_ref(),
+            element_type: kind,
+            label: &self.label,
+            value: self.value.as_ref(),
+            required: self.required,
+            display_only: kind.is_display_only(),
+            options: self.options.as_deref().filter(|_| kind.has_options()),
+            file_url: kind.has_file_url().then_some(self.file_url.as_deref()),
+        }
+        .serialize(serializer)
+    }
 }
 
 impl CustomElement {

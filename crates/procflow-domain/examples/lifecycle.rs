@@ -100,7 +100,8 @@ async fn lifecycle() -> Result<(), Box<dyn Error>> {
                 ..UpdateTask::default()
             }
         } else {
-            let department = task.custom_elements[1].id;
+            // A listing carries its tasks' elements unparsed (for its answer to pass them on).
+            let department = task.custom_elements.parse()?[1].id;
             UpdateTask {
                 completed: Some(true),
                 actor_email: Some(member.clone()),

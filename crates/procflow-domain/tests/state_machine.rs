@@ -22,7 +22,8 @@ use procflow_domain::event::{Event, EventPayload};
 use procflow_domain::ids::{ElementId, RunId, UserId};
 use procflow_domain::ports::{Clock, IdGenerator};
 use procflow_domain::run::{
-    Decision, ElementWrite, Run, RunStatus, RunTask, StartRun, TaskChange, TaskPatch, TaskState,
+    Decision, ElementWrite, ListedTask, Run, RunStatus, RunTask, StartRun, TaskChange, TaskPatch,
+    TaskState,
 };
 use procflow_domain::service::{CreateRun, Ports, Procflow, UpdateTask};
 use procflow_domain::team::Team;
@@ -806,9 +807,11 @@ impl Service {
         let template = block(procflow.create_template(&team, document)).unwrap();
         block(procflow.publish_template(&team, template.id, true)).unwrap();
         let run = block(procflow.create_run(&team, CreateRun::of(template.id))).unwrap();
-        let tasks = block(procflow.list_tasks(&team, run.id, Default::default()))
-            .unwrap()
-            .items;
+        let tasks = parsed(
+            block(procflow.list_tasks(&team, run.id, Default::default()))
+                .unwrap()
+                .items,
+        );
         Self {
             store,
             clock,
@@ -827,7 +830,7 @@ impl Service {
         )
         .unwrap()
         .items;
-        (run, tasks, self.store.events())
+        (run, parsed(tasks), self.store.events())
     }
 
     fn step(&mut self, index: usize, op: &Op) -> Result<bool, TestCaseError> {
@@ -945,4 +948,8 @@ proptest! {
         }
         prop_assert_eq!(service.stored(), (run, tasks, events));
     }
+}
+
+fn parsed(tasks: Vec<ListedTask>) -> Vec<RunTask> {
+    tasks.into_iter().map(|t| t.parsed().unwrap()).collect()
 }

@@ -18,7 +18,8 @@ use procflow_domain::event::{Event, EventPayload};
 use procflow_domain::ids::{ElementId, RunId, TaskId, TeamId, TemplateId, TemplateTaskId, UserId};
 use procflow_domain::ports::{Clock, RunStore, TeamStore, TemplateStore};
 use procflow_domain::run::{
-    Decision, ElementWrite, Prefill, Run, RunFilter, RunStatus, RunTask, TaskChange, TaskState,
+    Decision, ElementWrite, ListedTask, Prefill, Run, RunFilter, RunStatus, RunTask, TaskChange,
+    TaskState,
 };
 use procflow_domain::service::{CreateRun, Ports, Procflow, UpdateTask};
 use procflow_domain::sharing::Invitation;
@@ -249,6 +250,9 @@ impl World {
         block(self.procflow.list_tasks(&self.team, run, page(100, None)))
             .unwrap()
             .items
+            .into_iter()
+            .map(|t| t.parsed().unwrap())
+            .collect()
     }
 
     fn task(&self, run: RunId, index: usize) -> RunTask {

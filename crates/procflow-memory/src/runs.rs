@@ -5,12 +5,12 @@ use time::OffsetDateTime;
 
 use crate::state::paginate;
 use crate::store::InMemoryStore;
-use procflow_domain::error::{DomainError, DomainResult, Resource};
+use procflow_domain::error::{DomainError, DomainResult, Resource, StoreError};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
 use procflow_domain::ports::{RunStore, ShareDecision, TaskDecision, TasksDecision};
 use procflow_domain::run::{
-    InboxFilter, InboxTask, NewRun, Run, RunFilter, RunTask, TaskChange, TaskFlags, TasksChange,
-    inbox_key,
+    InboxFilter, InboxTask, ListedTask, NewRun, Run, RunFilter, RunTask, TaskChange, TaskFlags,
+    TasksChange, inbox_key,
 };
 use procflow_domain::sharing::{Share, ShareChange};
 use procflow_domain::values::{Page, PageRequest, ShareToken};
@@ -63,14 +63,17 @@ impl RunStore for InMemoryStore {
         team: TeamId,
         run: RunId,
         page: PageRequest,
-    ) -> DomainResult<Page<RunTask>> {
+    ) -> DomainResult<Page<ListedTask>> {
         let state = self.state();
         state.run_index(team, run)?;
-        paginate(
-            state.tasks.get(&(team, run)).map_or(&[][..], Vec::as_slice),
-            page,
-            |t| t.id.as_uuid(),
-        )
+        let listed = state
+            .tasks
+            .get(&(team, run))
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .map(listed)
+            .collect::<DomainResult<Vec<_>>>()?;
+        paginate(&listed, page, |t| t.id.as_uuid())
     }
 
     async fn list_inbox(
@@ -93,12 +96,14 @@ impl RunStore for InMemoryStore {
                 tasks
                     .iter()
                     .filter(|t| filter.admits(t, run.status(), run.template_id, now))
-                    .map(|t| InboxTask {
-                        task: t.clone(),
-                        run_title: run.title.clone(),
+                    .map(|t| {
+                        Ok(InboxTask {
+                            task: listed(t)?,
+                            run_title: run.title.clone(),
+                        })
                     })
             })
-            .collect();
+            .collect::<DomainResult<_>>()?;
         listed.sort_by_key(|i| (inbox_key(i.task.due_date), i.task.id));
         paginate(&listed, page, |i| i.task.id.as_uuid())
     }
@@ -271,4 +276,10 @@ fn set_flags(tasks: &mut [RunTask], flags: &[(TaskId, TaskFlags)]) {
             (task.hidden, task.blocked) = (flags.hidden, flags.blocked);
         }
     }
+}
+
+/// A task as the listings carry it, its elements written as the store would hold them.
+fn listed(task: &RunTask) -> DomainResult<ListedTask> {
+    task.listed()
+        .map_err(|e| StoreError::Other(format!("a task's elements: {e}")).into())
 }

@@ -40,6 +40,7 @@ mod conformance {
     pub mod share_links;
     pub mod sharing;
     pub mod statements;
+    pub mod stored_elements;
     pub mod support;
     pub mod takeover;
     pub mod teams;

@@ -5,6 +5,7 @@
 mod attachment;
 mod comment;
 mod element;
+mod element_list;
 mod inbox;
 mod run;
 mod run_link;
@@ -17,6 +18,7 @@ mod webhook;
 pub use attachment::{AttachmentView, content_path};
 pub use comment::CommentView;
 pub use element::{ElementView, elements};
+pub use element_list::{ElementList, ListElements};
 pub use inbox::{InboxRunView, InboxTaskView};
 pub use run::{CreatedRunView, RunSectionView, RunView};
 pub use run_link::RunLinkView;

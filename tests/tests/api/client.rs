@@ -100,6 +100,8 @@ async fn the_readme_tour_runs_through_the_client() {
     let first = &tasks.data[0];
     let name = first
         .custom_elements
+        .views()
+        .expect("a client reads views")
         .iter()
         .find(|element| element.label == "Full name")
         .expect("a Full name field")

@@ -9,7 +9,7 @@ use crate::error::DomainResult;
 use crate::event::{Event, UnreadableEvent};
 use crate::ids::{ApiKeyId, EventId, RunId, TaskId, TeamId, TemplateId, UserId};
 use crate::run::{
-    InboxFilter, InboxTask, NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange,
+    InboxFilter, InboxTask, ListedTask, NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange,
 };
 use crate::sharing::{Share, ShareChange};
 use crate::team::{ApiKey, Member, Subscription, Team};
@@ -119,7 +119,7 @@ pub trait RunStore: Send + Sync {
         page: PageRequest,
     ) -> DomainResult<Page<Run>>;
 
-    /// A page of a run's tasks, by `order`.
+    /// A page of a run's tasks, by `order`, their elements as stored.
     ///
     /// # Errors
     /// `NotFound(Run)` as for [`get_run`](Self::get_run); an unknown cursor as a validation error.
@@ -128,7 +128,7 @@ pub trait RunStore: Send + Sync {
         team: TeamId,
         run: RunId,
         page: PageRequest,
-    ) -> DomainResult<Page<RunTask>>;
+    ) -> DomainResult<Page<ListedTask>>;
 
     /// A page of the team's inbox (API contract 15.1): the tasks of every run of the team that
     /// `filter` admits at `now` ([`InboxFilter::admits`]), never a hidden one, by due date (no

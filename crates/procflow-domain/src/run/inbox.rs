@@ -5,7 +5,7 @@ use time::OffsetDateTime;
 
 use crate::actor::Assignee;
 use crate::ids::TemplateId;
-use crate::run::{RunStatus, RunTask, TaskStatus};
+use crate::run::{ListedTask, RunStatus, RunTask, TaskStatus};
 
 /// Which tasks the inbox lists. Hidden tasks are never listed, whatever the filter.
 ///
@@ -64,9 +64,9 @@ impl InboxFilter {
     /// # }
     /// ```
     #[must_use]
-    pub fn admits(
+    pub fn admits<E>(
         &self,
-        task: &RunTask,
+        task: &RunTask<E>,
         run_status: RunStatus,
         template: TemplateId,
         now: OffsetDateTime,
@@ -106,7 +106,7 @@ pub fn inbox_key(due_date: Option<OffsetDateTime>) -> (bool, Option<OffsetDateTi
 #[derive(Clone, Debug, PartialEq)]
 pub struct InboxTask {
     /// The task, as the run's task list has it.
-    pub task: RunTask,
+    pub task: ListedTask,
     /// Its run's title.
     pub run_title: String,
 }

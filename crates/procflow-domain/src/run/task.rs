@@ -3,7 +3,7 @@
 use time::OffsetDateTime;
 
 use crate::actor::{Actor, Assignee};
-use crate::element::CustomElement;
+use crate::element::{CustomElement, StoredElements};
 use crate::event::TaskSnapshot;
 use crate::ids::{RunId, SectionId, TaskId, TemplateTaskId};
 use crate::names::named;
@@ -49,9 +49,10 @@ named! {
     }
 }
 
-/// A task of a run, copied from a template task when the run started.
+/// A task of a run, copied from a template task when the run started. Its elements are parsed
+/// ([`CustomElement`]s) but where a listing reads it ([`ListedTask`]).
 #[derive(Clone, Debug, PartialEq, Hash)]
-pub struct RunTask {
+pub struct RunTask<E = Vec<CustomElement>> {
     /// Its id, unique to the run.
     pub id: TaskId,
     /// Its run (`instance_id`).
@@ -83,7 +84,7 @@ pub struct RunTask {
     /// The comment given with the decision.
     pub comment: Option<String>,
     /// The form fields with their current values.
-    pub custom_elements: Vec<CustomElement>,
+    pub custom_elements: E,
     /// The tasks of the run that must be done before it can be completed or approved.
     pub depends_on: Vec<TaskId>,
     /// Hidden by a rule: counts as done, and cannot be changed while hidden.
@@ -107,7 +108,11 @@ impl TaskState {
     }
 }
 
-impl RunTask {
+/// A run task as a listing reads it: its elements as the store holds them, for the answer to
+/// pass on (see [`StoredElements`]).
+pub type ListedTask = RunTask<StoredElements>;
+
+impl<E> RunTask<E> {
     /// Neither completed nor skipped.
     #[must_use]
     pub fn is_open(&self) -> bool {
@@ -165,6 +170,57 @@ impl RunTask {
             assignee: self.assignee.clone(),
             webhook_enabled: self.webhook_enabled,
             due_date: self.due_date,
+        }
+    }
+}
+
+impl RunTask {
+    /// The task as a listing carries it, its elements written as a store holds them.
+    ///
+    /// # Errors
+    /// As [`StoredElements::of`].
+    pub fn listed(&self) -> Result<ListedTask, serde_json::Error> {
+        let custom_elements = StoredElements::of(&self.custom_elements)?;
+        Ok(self.clone().with_elements(custom_elements))
+    }
+}
+
+impl ListedTask {
+    /// The task with its elements parsed.
+    ///
+    /// # Errors
+    /// As [`StoredElements::parse`].
+    pub fn parsed(self) -> Result<RunTask, serde_json::Error> {
+        let custom_elements = self.custom_elements.parse()?;
+        Ok(self.with_elements(custom_elements))
+    }
+}
+
+impl<E> RunTask<E> {
+    /// The same task with other elements (or the same, in another form).
+    #[must_use]
+    pub fn with_elements<F>(self, custom_elements: F) -> RunTask<F> {
+        RunTask {
+            id: self.id,
+            run_id: self.run_id,
+            template_task_id: self.template_task_id,
+            reference: self.reference,
+            title: self.title,
+            state: self.state,
+            order: self.order,
+            section_id: self.section_id,
+            assignee: self.assignee,
+            is_essential: self.is_essential,
+            task_type: self.task_type,
+            due_date: self.due_date,
+            webhook_enabled: self.webhook_enabled,
+            decision: self.decision,
+            comment: self.comment,
+            custom_elements,
+            depends_on: self.depends_on,
+            hidden: self.hidden,
+            blocked: self.blocked,
+            created_at: self.created_at,
         }
     }
 }

@@ -16,7 +16,7 @@ use crate::ports::{
     RunStore, ShareDecision, TaskDecision, TasksDecision, TemplateDecision, TemplateStore,
 };
 use crate::run::{
-    InboxFilter, InboxTask, NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange,
+    InboxFilter, InboxTask, ListedTask, NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange,
 };
 use crate::sharing::{Share, ShareChange};
 use crate::template::{Template, TemplateTask};
@@ -118,7 +118,7 @@ impl RunStore for DryRuns {
         team: TeamId,
         run: RunId,
         page: PageRequest,
-    ) -> DomainResult<Page<RunTask>> {
+    ) -> DomainResult<Page<ListedTask>> {
         self.0.list_tasks(team, run, page).await
     }
 

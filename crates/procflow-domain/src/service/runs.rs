@@ -10,8 +10,8 @@ use crate::error::DomainResult;
 use crate::etag::IfMatch;
 use crate::ids::{RunId, TaskId, TeamId, TemplateId};
 use crate::run::{
-    Decision, ElementWrite, InboxFilter, InboxTask, Prefill, Run, RunFilter, RunTask, StartRun,
-    TaskChange, TaskPatch,
+    Decision, ElementWrite, InboxFilter, InboxTask, ListedTask, Prefill, Run, RunFilter, RunTask,
+    StartRun, TaskChange, TaskPatch,
 };
 use crate::team::{Member, Team};
 use crate::template::Template;
@@ -179,7 +179,7 @@ impl Procflow {
         self.ports.runs.list_runs(team.id, filter, page).await
     }
 
-    /// A page of a run's tasks, by order.
+    /// A page of a run's tasks, by order, their elements as stored.
     ///
     /// # Errors
     /// `NotFound(Run)`; a validation error for an unknown cursor.
@@ -188,7 +188,7 @@ impl Procflow {
         team: &Team,
         run: RunId,
         page: PageRequest,
-    ) -> DomainResult<Page<RunTask>> {
+    ) -> DomainResult<Page<ListedTask>> {
         self.ports.runs.list_tasks(team.id, run, page).await
     }
 

@@ -218,7 +218,7 @@ fn tasks_are_listed_by_order_page_by_page() {
     let run = w.start(&template);
     let pages = walk(
         2,
-        |t: &RunTask| t.id.as_uuid(),
+        |t: &ListedTask| t.id.as_uuid(),
         |p| block(w.procflow.list_tasks(&w.team, run.id, p)),
     );
     let orders: Vec<Vec<u32>> = pages

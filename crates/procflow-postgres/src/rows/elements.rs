@@ -13,7 +13,7 @@ use diesel::expression::AsExpression;
 use diesel::pg::{Pg, PgValue};
 use diesel::serialize::{self, IsNull, Output, ToSql};
 use diesel::sql_types::Jsonb;
-use procflow_domain::element::CustomElement;
+use procflow_domain::element::{CustomElement, StoredElements};
 
 /// The only binary `jsonb` format PostgreSQL has defined so far.
 const JSONB_VERSION: u8 = 1;
@@ -23,16 +23,55 @@ const JSONB_VERSION: u8 = 1;
 #[diesel(sql_type = Jsonb)]
 pub(crate) struct Elements(pub Vec<CustomElement>);
 
+/// The custom elements of a run task as a listing reads them: their JSON text, not parsed.
+#[derive(Debug, Clone, PartialEq, FromSqlRow)]
+pub(crate) struct ElementsText(pub StoredElements);
+
+/// What a run task's row gives as its elements, for [`RunTaskRow`](super::run::RunTaskRow)'s
+/// two forms.
+pub(crate) trait TaskElements {
+    /// The domain's form.
+    type Domain;
+
+    fn into_domain(self) -> Self::Domain;
+}
+
+impl TaskElements for Elements {
+    type Domain = Vec<CustomElement>;
+
+    fn into_domain(self) -> Self::Domain {
+        self.0
+    }
+}
+
+impl TaskElements for ElementsText {
+    type Domain = StoredElements;
+
+    fn into_domain(self) -> Self::Domain {
+        self.0
+    }
+}
+
+/// The JSON text of a `jsonb` value, checked as UTF-8 once, whole: read from a byte slice,
+/// serde_json checks every string again on its own (5 % of a list of tasks' instructions).
+fn json_text<'a>(value: &PgValue<'a>) -> deserialize::Result<&'a str> {
+    match value.as_bytes().split_first() {
+        Some((&JSONB_VERSION, json)) => Ok(std::str::from_utf8(json)?),
+        _ => Err("custom elements: unsupported jsonb format".into()),
+    }
+}
+
 impl FromSql<Jsonb, Pg> for Elements {
     fn from_sql(value: PgValue<'_>) -> deserialize::Result<Self> {
-        match value.as_bytes().split_first() {
-            // Checked as UTF-8 once, whole: read from a byte slice, serde_json checks every
-            // string again on its own (5 % of a list of tasks' instructions).
-            Some((&JSONB_VERSION, json)) => {
-                Ok(Self(serde_json::from_str(std::str::from_utf8(json)?)?))
-            }
-            _ => Err("custom elements: unsupported jsonb format".into()),
-        }
+        Ok(Self(serde_json::from_str(json_text(&value)?)?))
+    }
+}
+
+impl FromSql<Jsonb, Pg> for ElementsText {
+    fn from_sql(value: PgValue<'_>) -> deserialize::Result<Self> {
+        Ok(Self(StoredElements::from_json(
+            json_text(&value)?.to_owned(),
+        )))
     }
 }
 

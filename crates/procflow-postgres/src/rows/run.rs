@@ -13,7 +13,7 @@ use procflow_domain::template::{Ref, Section};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::elements::Elements;
+use super::elements::{Elements, ElementsText, TaskElements};
 use super::json::Json;
 use super::logic::StoredState;
 use super::{parse, section, to_i32, to_u32};
@@ -91,7 +91,7 @@ pub(crate) struct RunSectionRow {
 
 #[derive(Queryable, Selectable, Insertable, Debug)]
 #[diesel(table_name = run_tasks, check_for_backend(diesel::pg::Pg))]
-pub(crate) struct RunTaskRow {
+pub(crate) struct RunTaskRow<E = Elements> {
     pub team_id: Uuid,
     pub run_id: Uuid,
     pub id: Uuid,
@@ -109,13 +109,16 @@ pub(crate) struct RunTaskRow {
     pub webhook_enabled: bool,
     pub decision: Option<String>,
     pub comment: Option<String>,
-    pub custom_elements: Elements,
+    pub custom_elements: E,
     pub created_at: OffsetDateTime,
     pub reference: Option<String>,
     pub depends_on: Json<Vec<Uuid>>,
     pub hidden: bool,
     pub blocked: bool,
 }
+
+/// A run task's row as a listing reads it: its elements as stored, not parsed.
+pub(crate) type ListedTaskRow = RunTaskRow<ElementsText>;
 
 /// The columns of a run task that a patch may change.
 #[derive(AsChangeset, Debug)]
@@ -292,8 +295,10 @@ impl RunTaskRow {
             blocked: task.blocked,
         }
     }
+}
 
-    pub(crate) fn into_domain(self) -> Result<RunTask, DomainError> {
+impl<E: TaskElements> RunTaskRow<E> {
+    pub(crate) fn into_domain(self) -> Result<RunTask<E::Domain>, DomainError> {
         let status = parse::<TaskStatus>("task state", &self.state)?;
         let state = match (status, self.completed_at, self.completed_by) {
             (TaskStatus::Open, _, _) => TaskState::Open,
@@ -328,7 +333,7 @@ impl RunTaskRow {
             webhook_enabled: self.webhook_enabled,
             decision: self.decision.map(|d| parse("decision", &d)).transpose()?,
             comment: self.comment,
-            custom_elements: self.custom_elements.0,
+            custom_elements: self.custom_elements.into_domain(),
             depends_on: self
                 .depends_on
                 .0

@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 use super::PgStore;
 use crate::error::db_error;
-use crate::rows::run::RunTaskRow;
+use crate::rows::run::ListedTaskRow;
 use crate::schema::{run_tasks, runs};
 
 /// The list's order, written as the indexes have it (the planner matches the expression).
@@ -91,10 +91,10 @@ pub(super) async fn list(
         );
     }
     let size = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
-    let rows: Vec<(RunTaskRow, String)> = query
+    let rows: Vec<(ListedTaskRow, String)> = query
         .order((sql::<Timestamptz>(KEY).asc(), run_tasks::id.asc()))
         .limit(size)
-        .select((RunTaskRow::as_select(), runs::title))
+        .select((ListedTaskRow::as_select(), runs::title))
         .load(&mut conn)
         .await
         .map_err(db_error)?;

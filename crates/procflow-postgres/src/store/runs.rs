@@ -9,7 +9,7 @@ use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
 use procflow_domain::ports::{RunStore, ShareDecision, TaskDecision, TasksDecision};
 use procflow_domain::run::{
-    InboxFilter, InboxTask, NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange,
+    InboxFilter, InboxTask, ListedTask, NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange,
 };
 use procflow_domain::sharing::{Share, ShareChange};
 use procflow_domain::values::{Cursor, Page, PageRequest, ShareToken};
@@ -24,7 +24,7 @@ use super::unnest::{InsertRunSections, InsertRunTasks};
 use super::{PgStore, append_events, batch, not_found, sections_of_runs, sharing};
 use crate::error::{Failure, db_error};
 use crate::rows::run::{
-    RunChanges, RunHeaderRow, RunRow, RunSectionRow, RunTaskChanges, RunTaskRow,
+    ListedTaskRow, RunChanges, RunHeaderRow, RunRow, RunSectionRow, RunTaskChanges, RunTaskRow,
 };
 use crate::schema::{run_tasks, runs};
 
@@ -371,7 +371,7 @@ impl RunStore for PgStore {
         team: TeamId,
         run: RunId,
         page: PageRequest,
-    ) -> DomainResult<Page<RunTask>> {
+    ) -> DomainResult<Page<ListedTask>> {
         let mut conn = self.conn().await?;
         let of_run = run_tasks::table
             .filter(run_tasks::team_id.eq(team.as_uuid()))
@@ -389,10 +389,10 @@ impl RunStore for PgStore {
                 .single_value();
             query = query.filter(run_tasks::position.nullable().gt(after));
         }
-        let rows: Vec<RunTaskRow> = query
+        let rows: Vec<ListedTaskRow> = query
             .order(run_tasks::position)
             .limit(page_size(page))
-            .select(RunTaskRow::as_select())
+            .select(ListedTaskRow::as_select())
             .load(&mut conn)
             .await
             .map_err(db_error)?;
@@ -414,7 +414,7 @@ impl RunStore for PgStore {
         }
         let tasks = rows
             .into_iter()
-            .map(RunTaskRow::into_domain)
+            .map(ListedTaskRow::into_domain)
             .collect::<DomainResult<Vec<_>>>()?;
         Ok(Page::from_fetched(tasks, page.limit, |t| t.id.as_uuid()))
     }

@@ -15,7 +15,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::env::{Env, conformance_test};
-use super::support::{Started, sized_document, start, started, started_with};
+use super::support::{Started, parsed, sized_document, start, started, started_with};
 
 fn complete() -> UpdateTask {
     UpdateTask {
@@ -143,7 +143,7 @@ async fn a_refused_batch_writes_nothing(env: Env) {
         .await
         .unwrap()
         .items;
-    assert_eq!(after, tasks);
+    assert_eq!(parsed(after), tasks);
     assert_eq!(env.store.get_run(env.team.id, run.id).await.unwrap(), run);
     assert!(env.events().await.is_empty());
 }

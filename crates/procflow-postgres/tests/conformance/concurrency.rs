@@ -81,7 +81,9 @@ async fn concurrent_patches_of_one_task_lose_nothing(env: Env) {
         .await
         .unwrap()
         .items
-        .remove(0);
+        .remove(0)
+        .parsed()
+        .unwrap();
 
     let handles: Vec<_> = task
         .custom_elements

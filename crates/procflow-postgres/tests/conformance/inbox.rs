@@ -87,7 +87,7 @@ async fn the_inbox_lists_open_visible_tasks_by_due_date_then_id_with_their_run(e
     assert_eq!(items.len(), 8);
     for pair in items.windows(2) {
         let (a, b) = (&pair[0].task, &pair[1].task);
-        let key = |t: &procflow_domain::run::RunTask| (t.due_date.is_none(), t.due_date, t.id);
+        let key = |t: &procflow_domain::run::ListedTask| (t.due_date.is_none(), t.due_date, t.id);
         assert!(key(a) < key(b), "{} before {}", a.title, b.title);
     }
     assert!(items.iter().any(|i| i.task.run_id == second.id));

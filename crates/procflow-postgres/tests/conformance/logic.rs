@@ -20,7 +20,7 @@ use procflow_domain::values::{Limit, PageRequest};
 use serde_json::{Value, json};
 
 use super::env::{Env, conformance_test};
-use super::support::published;
+use super::support::{parsed, published};
 
 /// The onboarding of the issue: a rule on "Remote?", a rule on "Department", and "Grant
 /// production access" waiting on the training and the approval.
@@ -81,11 +81,13 @@ async fn tasks(env: &Env, run: RunId) -> Vec<RunTask> {
         limit: Limit::new(100).unwrap(),
         cursor: None,
     };
-    env.store
-        .list_tasks(env.team.id, run, page)
-        .await
-        .unwrap()
-        .items
+    parsed(
+        env.store
+            .list_tasks(env.team.id, run, page)
+            .await
+            .unwrap()
+            .items,
+    )
 }
 
 /// Starts a run of the onboarding with `prefill` (task ref, element ref, value), checked.

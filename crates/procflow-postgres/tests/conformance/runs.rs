@@ -13,7 +13,7 @@ use time::Duration;
 use uuid::Uuid;
 
 use super::env::{Env, conformance_test};
-use super::support::{Started, V7Ids, document, published, start, started};
+use super::support::{Started, V7Ids, document, parsed, published, start, started};
 
 conformance_test!(a_created_run_reads_back_with_its_sections_and_tasks);
 async fn a_created_run_reads_back_with_its_sections_and_tasks(env: Env) {
@@ -38,16 +38,15 @@ async fn a_created_run_reads_back_with_its_sections_and_tasks(env: Env) {
         tasks.items[0].due_date,
         Some(run.created_at + Duration::days(3))
     );
-    assert_eq!(
-        tasks.items[0].custom_elements,
-        template.tasks[0].custom_elements
-    );
+    // A listing's elements, as PostgreSQL writes them back, parse to what was stored.
+    let tasks = parsed(tasks.items);
+    assert_eq!(tasks[0].custom_elements, template.tasks[0].custom_elements);
     let task = env
         .store
-        .get_task(env.team.id, run.id, tasks.items[1].id)
+        .get_task(env.team.id, run.id, tasks[1].id)
         .await
         .unwrap();
-    assert_eq!(task, tasks.items[1]);
+    assert_eq!(task, tasks[1]);
 }
 
 conformance_test!(creating_a_run_appends_its_events_in_the_same_transaction);
@@ -414,14 +413,22 @@ async fn stored_elements_that_are_not_elements_fail_the_read_cleanly() {
     .await
     .unwrap();
 
-    let read = env
-        .store
-        .list_tasks(env.team.id, run.id, PageRequest::default())
-        .await;
+    let read = env.store.get_task(env.team.id, run.id, tasks[0].id).await;
     assert!(
         matches!(read, Err(DomainError::Store(StoreError::Other(_)))),
         "{read:?}"
     );
+    // A listing passes its elements on unparsed: they fail where they are parsed or written
+    // (procflow-wire's ElementList), not in the read.
+    let listed = env
+        .store
+        .list_tasks(env.team.id, run.id, PageRequest::default())
+        .await
+        .unwrap()
+        .items
+        .remove(0);
+    assert_eq!(listed.custom_elements.as_json(), r#"{"not": "a list"}"#);
+    assert!(listed.parsed().is_err());
     // The other tasks read as before.
     let other = env
         .store

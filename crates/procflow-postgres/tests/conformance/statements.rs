@@ -53,7 +53,7 @@ async fn a_run_of_500_tasks_with_5_elements_each_is_created_in_six_statements() 
         .await
         .unwrap();
     assert!(read.has_more);
-    assert_eq!(read.items[0].custom_elements.len(), 5);
+    assert_eq!(read.items[0].custom_elements.parse().unwrap().len(), 5);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

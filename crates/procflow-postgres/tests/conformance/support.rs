@@ -5,7 +5,7 @@ use diesel::sql_types::Text;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use procflow_domain::ids::{RunId, ScheduleId, TemplateId, UserId};
 use procflow_domain::ports::IdGenerator;
-use procflow_domain::run::{Run, RunTask};
+use procflow_domain::run::{ListedTask, Run, RunTask};
 use procflow_domain::schedule::{Recurrence, Schedule, ScheduledRun, Timezone};
 use procflow_domain::service::CreateRun;
 use procflow_domain::sharing::{Invitation, ShareChange};
@@ -96,6 +96,14 @@ impl IdGenerator for V7Ids {
 
 /// A published fixture template ([`document`]), a run of it started through the service, and
 /// the run's tasks in order.
+/// Listed tasks with their elements parsed, as the other reads give them.
+pub fn parsed(tasks: Vec<ListedTask>) -> Vec<RunTask> {
+    tasks
+        .into_iter()
+        .map(|t| t.parsed().expect("stored elements"))
+        .collect()
+}
+
 pub struct Started {
     pub template: Template,
     pub run: Run,
@@ -118,12 +126,13 @@ pub async fn started_with(env: &Env, document: Value) -> Started {
         limit: Limit::new(100).expect("a limit"),
         cursor: None,
     };
-    let tasks = env
-        .store
-        .list_tasks(env.team.id, run.id, page)
-        .await
-        .expect("tasks")
-        .items;
+    let tasks = parsed(
+        env.store
+            .list_tasks(env.team.id, run.id, page)
+            .await
+            .expect("tasks")
+            .items,
+    );
     Started {
         template,
         run,

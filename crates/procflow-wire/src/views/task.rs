@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use super::element::{ElementView, elements};
+use super::element_list::{ElementList, ListElements};
 
 /// A task of a template.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -122,13 +123,14 @@ pub struct RunTaskListView<'a> {
     /// The comment of the last decision.
     #[schema(required = true)]
     pub comment: Option<Cow<'a, str>>,
-    pub custom_elements: Vec<ElementView<'a>>,
+    #[schema(value_type = Vec<ElementView<'static>>)]
+    pub custom_elements: ElementList<'a>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
 }
 
-impl<'a> From<&'a RunTask> for RunTaskListView<'a> {
-    fn from(task: &'a RunTask) -> Self {
+impl<'a, E: ListElements> From<&'a RunTask<E>> for RunTaskListView<'a> {
+    fn from(task: &'a RunTask<E>) -> Self {
         Self {
             id: task.id,
             instance_id: task.run_id,
@@ -149,7 +151,7 @@ impl<'a> From<&'a RunTask> for RunTaskListView<'a> {
             task_type: task.task_type,
             decision: task.decision,
             comment: task.comment.as_deref().map(Cow::Borrowed),
-            custom_elements: elements(&task.custom_elements),
+            custom_elements: task.custom_elements.list(),
             created_at: task.created_at,
         }
     }
@@ -170,8 +172,8 @@ pub struct RunTaskView<'a> {
     pub webhook_enabled: bool,
 }
 
-impl<'a> From<&'a RunTask> for RunTaskView<'a> {
-    fn from(task: &'a RunTask) -> Self {
+impl<'a, E: ListElements> From<&'a RunTask<E>> for RunTaskView<'a> {
+    fn from(task: &'a RunTask<E>) -> Self {
         Self {
             base: RunTaskListView::from(task),
             due_date: task.due_date,

@@ -172,31 +172,7 @@ impl<E> RunTask<E> {
             due_date: self.due_date,
         }
     }
-}
 
-impl RunTask {
-    /// The task as a listing carries it, its elements written as a store holds them.
-    ///
-    /// # Errors
-    /// As [`StoredElements::of`].
-    pub fn listed(&self) -> Result<ListedTask, serde_json::Error> {
-        let custom_elements = StoredElements::of(&self.custom_elements)?;
-        Ok(self.clone().with_elements(custom_elements))
-    }
-}
-
-impl ListedTask {
-    /// The task with its elements parsed.
-    ///
-    /// # Errors
-    /// As [`StoredElements::parse`].
-    pub fn parsed(self) -> Result<RunTask, serde_json::Error> {
-        let custom_elements = self.custom_elements.parse()?;
-        Ok(self.with_elements(custom_elements))
-    }
-}
-
-impl<E> RunTask<E> {
     /// The same task with other elements (or the same, in another form).
     #[must_use]
     pub fn with_elements<F>(self, custom_elements: F) -> RunTask<F> {
@@ -222,6 +198,28 @@ impl<E> RunTask<E> {
             blocked: self.blocked,
             created_at: self.created_at,
         }
+    }
+}
+
+impl RunTask {
+    /// The task as a listing carries it, its elements written as a store holds them.
+    ///
+    /// # Errors
+    /// As [`StoredElements::of`].
+    pub fn listed(&self) -> Result<ListedTask, serde_json::Error> {
+        let custom_elements = StoredElements::of(&self.custom_elements)?;
+        Ok(self.clone().with_elements(custom_elements))
+    }
+}
+
+impl ListedTask {
+    /// The task with its elements parsed.
+    ///
+    /// # Errors
+    /// As [`StoredElements::parse`].
+    pub fn parsed(self) -> Result<RunTask, serde_json::Error> {
+        let custom_elements = self.custom_elements.parse()?;
+        Ok(self.with_elements(custom_elements))
     }
 }
 

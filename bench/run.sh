@@ -103,11 +103,19 @@ TMP=""
 PG_STARTED=""
 PIDS=()
 SERVE_PIDS=()  # the `procflow serve` instances among PIDS (bench/scheduler.sh stops them)
+# PIDS that stop at once on SIGINT: procflow's (serve and worker), which handle it. A script's
+# background jobs start with SIGINT ignored (bash without job control), so the others (the
+# webhook sink, the plain file servers, psql) get SIGTERM instead.
+SIGINT_PIDS=()
 cleanup() {
   local status=$?
   set +e
   for pid in "${PIDS[@]}"; do
-    kill -INT "$pid" 2>/dev/null
+    if [[ " ${SIGINT_PIDS[*]} " == *" $pid "* ]]; then
+      kill -INT "$pid" 2>/dev/null
+    else
+      kill -TERM "$pid" 2>/dev/null
+    fi
   done
   for pid in "${PIDS[@]}"; do
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
@@ -295,6 +303,7 @@ start_server() {
   SERVER_PID=$!
   PIDS+=("$SERVER_PID")
   SERVE_PIDS+=("$SERVER_PID")
+  SIGINT_PIDS+=("$SERVER_PID")
   for _ in $(seq 100); do
     if [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ]; then
       return

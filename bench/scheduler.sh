@@ -70,6 +70,7 @@ scheduler_scenario() {
     RUST_LOG=warn "$BIN" worker >"$TMP/scheduler-worker.log" 2>&1 &
   worker_pid=$!
   PIDS+=("$worker_pid")
+  SIGINT_PIDS+=("$worker_pid")
   for _ in $(seq 100); do
     [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$worker_port/healthz")" = 200 ] && break
     kill -0 "$worker_pid" 2>/dev/null || { cat "$TMP/scheduler-worker.log" >&2; die "procflow worker stopped"; }

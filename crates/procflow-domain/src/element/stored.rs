@@ -5,8 +5,9 @@ use super::CustomElement;
 /// A task's custom elements as a JSON array in [`CustomElement`]'s serde form (spec 2.7's
 /// element), as a store read them and not parsed. Listings carry their tasks' elements so and
 /// their answer copies the text: a page of 50 tasks holds 150 elements, which it would
-/// otherwise build one by one only to write them out again (about a third of such a request's
-/// CPU time). The key order and spacing are the store's (PostgreSQL's `jsonb` writes its own).
+/// otherwise build one by one only to write them out again (two fifths of such a request's
+/// instructions). The key order and spacing are the store's (PostgreSQL's `jsonb` writes its
+/// own).
 ///
 /// ```
 /// use procflow_domain::element::{CustomElement, ElementType, StoredElements};

@@ -98,9 +98,8 @@ impl PgStore {
     /// # Errors
     /// `Other` when the pool cannot be made.
     pub fn with_own_pool(&self, max_size: usize) -> Result<Self, StoreError> {
-        let mut config = PoolConfig::new(self.url());
-        config.max_size = max_size;
-        Ok(self.on_pool(pool::build(&config)?, std::sync::Arc::default()))
+        let pool = pool::build(&self.config_of(max_size))?;
+        Ok(self.on_pool(pool, std::sync::Arc::default()))
     }
 
     /// The store of one HTTP worker: a pool of its own of `max_size` connections, made with this
@@ -113,16 +112,21 @@ impl PgStore {
     /// # Errors
     /// `Other` when the pool cannot be made.
     pub fn for_worker(&self, max_size: usize) -> Result<Self, StoreError> {
-        let config = PoolConfig {
-            max_size,
-            ..PoolConfig::clone(&self.config)
-        };
-        let pool = pool::build(&config)?;
+        let pool = pool::build(&self.config_of(max_size))?;
         self.worker_pools
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(pool.weak());
         Ok(self.on_pool(pool, self.worker_pools.clone()))
+    }
+
+    /// This store's pool configuration (its timeouts, its statement counter) for a pool of
+    /// `max_size` connections.
+    fn config_of(&self, max_size: usize) -> PoolConfig {
+        PoolConfig {
+            max_size,
+            ..PoolConfig::clone(&self.config)
+        }
     }
 
     /// This store on another pool: the same configuration, caches and wake-ups.

@@ -13,7 +13,7 @@ use time::Duration;
 use uuid::Uuid;
 
 use super::env::{Env, conformance_test};
-use super::support::{Started, V7Ids, document, parsed, published, start, started};
+use super::support::{Started, V7Ids, document, listed, parsed, published, start, started};
 
 conformance_test!(a_created_run_reads_back_with_its_sections_and_tasks);
 async fn a_created_run_reads_back_with_its_sections_and_tasks(env: Env) {
@@ -420,15 +420,9 @@ async fn stored_elements_that_are_not_elements_fail_the_read_cleanly() {
     );
     // A listing passes its elements on unparsed: they fail where they are parsed or written
     // (procflow-wire's ElementList), not in the read.
-    let listed = env
-        .store
-        .list_tasks(env.team.id, run.id, PageRequest::default())
-        .await
-        .unwrap()
-        .items
-        .remove(0);
-    assert_eq!(listed.custom_elements.as_json(), r#"{"not": "a list"}"#);
-    assert!(listed.parsed().is_err());
+    let first = listed(&env, run.id).await.remove(0);
+    assert_eq!(first.custom_elements.as_json(), r#"{"not": "a list"}"#);
+    assert!(first.parsed().is_err());
     // The other tasks read as before.
     let other = env
         .store

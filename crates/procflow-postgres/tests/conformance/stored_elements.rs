@@ -4,21 +4,11 @@
 
 use diesel::sql_types::{Jsonb, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use procflow_domain::run::ListedTask;
 use procflow_domain::service::UpdateTask;
-use procflow_domain::values::PageRequest;
 use serde_json::{Value, json};
 
 use super::env::Env;
-use super::support::started;
-
-async fn listed(env: &Env, run: procflow_domain::ids::RunId) -> Vec<ListedTask> {
-    env.store
-        .list_tasks(env.team.id, run, PageRequest::default())
-        .await
-        .unwrap()
-        .items
-}
+use super::support::{listed, started};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_listing_gives_the_elements_stored_in_either_form() {

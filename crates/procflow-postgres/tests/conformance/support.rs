@@ -96,6 +96,15 @@ impl IdGenerator for V7Ids {
 
 /// A published fixture template ([`document`]), a run of it started through the service, and
 /// the run's tasks in order.
+/// Every task of `run`, as a listing reads them (elements unparsed).
+pub async fn listed(env: &Env, run: RunId) -> Vec<ListedTask> {
+    env.store
+        .list_tasks(env.team.id, run, PageRequest::default())
+        .await
+        .expect("tasks")
+        .items
+}
+
 /// Listed tasks with their elements parsed, as the other reads give them.
 pub fn parsed(tasks: Vec<ListedTask>) -> Vec<RunTask> {
     tasks

@@ -1,7 +1,6 @@
 //! What wraps every request: the request id, the panic catcher, the rate-limit headers and the
 //! access log.
 
-use std::panic::AssertUnwindSafe;
 use std::time::Instant;
 
 use actix_web::HttpMessage;
@@ -10,7 +9,6 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::middleware::Next;
-use futures_util::FutureExt;
 
 use crate::error::ApiError;
 use crate::metrics;
@@ -32,7 +30,11 @@ pub async fn around(
     request.extensions_mut().insert(RequestId(id.clone()));
     let method = request.method().clone();
     // Nothing may hold a clone of the request across the call: the router needs it alone.
-    let outcome = AssertUnwindSafe(next.call(request)).catch_unwind().await;
+    // On a task of its own: actix polls a connection's whole dispatcher each time the
+    // handler is woken (every database round trip), and each of those polls parses the
+    // empty read buffer as a request head, zeroing a 3 KiB header table first (7 % of a
+    // task update's instructions). The task is woken instead; the dispatcher once, at the end.
+    let outcome = actix_web::rt::spawn(async move { next.call(request).await }).await;
     let mut response = match outcome {
         Ok(Ok(response)) => response.map_into_boxed_body(),
         Ok(Err(error)) => {
@@ -40,6 +42,7 @@ pub async fn around(
             finish(&id, &method, metrics::UNKNOWN, status, started);
             return Err(error);
         }
+        // A task is cancelled only with its runtime, as the worker stops: counted as a panic.
         Err(_) => {
             tracing::error!(request.id = %id, http.method = %method, "a request handler panicked");
             finish(&id, &method, metrics::UNKNOWN, 500, started);
@@ -114,4 +117,93 @@ fn finish(id: &str, method: &Method, route: &str, status: u16, started: Instant)
         status,
         elapsed,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    use actix_web::test as actix_test;
+    use actix_web::{App, HttpResponse, web};
+    use tokio::sync::{mpsc, oneshot};
+
+    use super::*;
+
+    #[actix_web::test]
+    async fn a_handler_that_panics_is_answered_500_in_the_envelope_with_its_request_id() {
+        let app = actix_test::init_service(
+            App::new()
+                .wrap(actix_web::middleware::from_fn(around))
+                .route(
+                    "/boom",
+                    web::get().to(|| async {
+                        panic!("a handler's bug");
+                        #[allow(unreachable_code)]
+                        HttpResponse::Ok().finish()
+                    }),
+                ),
+        )
+        .await;
+        let request = actix_test::TestRequest::get().uri("/boom").to_request();
+        // The server answers an error with its response, as `serve` maps it.
+        let response = match actix_test::try_call_service(&app, request).await {
+            Ok(response) => panic!("a panic answered {}", response.status()),
+            Err(error) => error.error_response(),
+        };
+        assert_eq!(response.status(), 500);
+        let id = response
+            .headers()
+            .get("x-request-id")
+            .expect("the answer names its request")
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert_eq!(id.len(), 32, "a simple UUID: {id}");
+        let body = actix_web::body::to_bytes(response.into_body())
+            .await
+            .unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["error"]["code"], "internal_error", "{body}");
+    }
+
+    /// The handler runs on a task of its own: a caller that stops waiting (a client hanging
+    /// up) does not cut it off between two of its statements.
+    #[actix_web::test]
+    async fn a_request_whose_caller_stops_waiting_runs_to_its_end() {
+        let (started_tx, mut started) = mpsc::unbounded_channel::<()>();
+        let (finished_tx, mut finished) = oneshot::channel::<()>();
+        let (release_tx, release) = oneshot::channel::<()>();
+        // Only the handler holds them: dropped with it, they end the test's waits.
+        let release = Rc::new(Cell::new(Some(release)));
+        let finished_tx = Rc::new(Cell::new(Some(finished_tx)));
+        let app = actix_test::init_service(
+            App::new()
+                .wrap(actix_web::middleware::from_fn(around))
+                .route(
+                    "/slow",
+                    web::post().to(move || {
+                        let started = started_tx.clone();
+                        let (release, finished) = (release.take(), finished_tx.take());
+                        async move {
+                            started.send(()).unwrap();
+                            release.unwrap().await.unwrap();
+                            finished.unwrap().send(()).unwrap();
+                            HttpResponse::Created().finish()
+                        }
+                    }),
+                ),
+        )
+        .await;
+        let request = actix_test::TestRequest::post().uri("/slow").to_request();
+        let call = actix_test::call_service(&app, request);
+        // Polled until the handler is under way, then dropped, as actix drops a request's
+        // future when its connection fails.
+        tokio::select! {
+            _ = call => panic!("the handler cannot finish before it is released"),
+            _ = started.recv() => {}
+        }
+        release_tx.send(()).unwrap();
+        assert_eq!((&mut finished).await, Ok(()), "the handler ran to its end");
+    }
 }

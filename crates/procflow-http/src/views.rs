@@ -7,6 +7,7 @@ pub use procflow_wire::views::{
     RunTaskView, RunView, ScheduleView, ShareResultView, TemplateListView, TemplateTaskView,
     TemplateView, WebhookView, WebhookWithSecretView,
 };
+pub use procflow_wire::views::{WithElements, write_json};
 pub use procflow_wire::{Data, List, Pagination};
 
 use actix_web::http::StatusCode;
@@ -33,14 +34,33 @@ pub fn list<'a, T: 'a, V: Serialize>(
     key: impl Fn(&T) -> Uuid,
     view: impl Fn(&'a T) -> V,
 ) -> HttpResponse {
-    list_within(page, key, view, MAX_PAGE_BYTES)
+    list_within(
+        page,
+        key,
+        |item, body| serde_json::to_writer(body, &view(item)),
+        MAX_PAGE_BYTES,
+    )
 }
 
-/// [`list`] with a cap of `max_bytes`.
-fn list_within<'a, T: 'a, V: Serialize>(
+/// [`list`] of run tasks, their stored elements copied into place ([`write_json`]).
+pub fn list_tasks<'a, T: 'a, V: WithElements<'a>>(
     page: &'a Page<T>,
     key: impl Fn(&T) -> Uuid,
     view: impl Fn(&'a T) -> V,
+) -> HttpResponse {
+    list_within(
+        page,
+        key,
+        |item, body| write_json(view(item), body),
+        MAX_PAGE_BYTES,
+    )
+}
+
+/// [`list`] with each item appended to the body by `write`, and a cap of `max_bytes`.
+fn list_within<'a, T: 'a>(
+    page: &'a Page<T>,
+    key: impl Fn(&T) -> Uuid,
+    write: impl Fn(&'a T, &mut Vec<u8>) -> Result<(), serde_json::Error>,
     max_bytes: usize,
 ) -> HttpResponse {
     let mut body = Vec::with_capacity(4096);
@@ -52,7 +72,7 @@ fn list_within<'a, T: 'a, V: Serialize>(
         if shown.is_some() {
             body.push(b',');
         }
-        if let Err(error) = serde_json::to_writer(&mut body, &view(item)) {
+        if let Err(error) = write(item, &mut body) {
             tracing::error!(%error, "cannot write a list item as JSON");
             return crate::error::ApiError::internal().error_response();
         }
@@ -117,6 +137,13 @@ mod tests {
         })
     }
 
+    /// Writes each item as `view` makes it.
+    fn json<V: Serialize>(
+        view: impl Fn(&Uuid) -> V,
+    ) -> impl Fn(&Uuid, &mut Vec<u8>) -> Result<(), serde_json::Error> {
+        move |id, body| serde_json::to_writer(body, &view(id))
+    }
+
     fn read(response: HttpResponse) -> serde_json::Value {
         let bytes = response.into_body().try_into_bytes().unwrap();
         serde_json::from_slice(&bytes).unwrap()
@@ -125,7 +152,12 @@ mod tests {
     #[test]
     fn a_page_within_the_cap_is_answered_whole_and_as_json_writes_it() {
         let page = page(3);
-        let answer = read(list_within(&page, |id| *id, |id| id.to_string(), 10_000));
+        let answer = read(list_within(
+            &page,
+            |id| *id,
+            json(|id| id.to_string()),
+            10_000,
+        ));
         let expected = serde_json::to_value(List {
             data: page.items.iter().map(ToString::to_string).collect(),
             pagination: Pagination {
@@ -141,7 +173,7 @@ mod tests {
     fn a_page_over_the_cap_is_cut_short_and_points_after_its_last_item() {
         let page = page(10);
         let big = |id: &Uuid| format!("{id}{}", "x".repeat(1_000));
-        let answer = list_within(&page, |id| *id, big, 3_500);
+        let answer = list_within(&page, |id| *id, json(big), 3_500);
         let size = answer.body().size();
         let answer = read(answer);
         let data = answer["data"].as_array().unwrap();
@@ -172,12 +204,26 @@ mod tests {
     #[test]
     fn one_item_larger_than_the_cap_is_answered_alone() {
         let page = page(2);
-        let answer = read(list_within(&page, |id| *id, |_| "x".repeat(500), 100));
+        let answer = read(list_within(&page, |id| *id, json(|_| "x".repeat(500)), 100));
         assert_eq!(answer["data"].as_array().unwrap().len(), 1);
         assert_eq!(
             answer["pagination"]["next_cursor"],
             Uuid::from_u128(1).to_string()
         );
         assert_eq!(answer["pagination"]["has_more"], true);
+    }
+
+    #[test]
+    fn an_item_that_cannot_be_written_fails_the_answer_with_a_500_in_the_envelope() {
+        let page = page(3);
+        let fail = |id: &Uuid, body: &mut Vec<u8>| {
+            if *id == Uuid::from_u128(2) {
+                return Err(serde::ser::Error::custom("stored elements: broken"));
+            }
+            serde_json::to_writer(body, &id.to_string())
+        };
+        let answer = list_within(&page, |id| *id, fail, 10_000);
+        assert_eq!(answer.status(), 500);
+        assert_eq!(read(answer)["error"]["code"], "internal_error");
     }
 }

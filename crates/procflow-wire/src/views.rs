@@ -6,6 +6,8 @@ mod attachment;
 mod comment;
 mod element;
 mod element_list;
+#[cfg(test)]
+mod fixtures;
 mod inbox;
 mod run;
 mod run_link;
@@ -14,6 +16,7 @@ mod share;
 mod task;
 mod template;
 mod webhook;
+mod written;
 
 pub use attachment::{AttachmentView, content_path};
 pub use comment::CommentView;
@@ -27,3 +30,4 @@ pub use share::ShareResultView;
 pub use task::{RunTaskListView, RunTaskView, TemplateTaskView};
 pub use template::{SectionView, TemplateListView, TemplateView};
 pub use webhook::{DeliveryView, WebhookView, WebhookWithSecretView};
+pub use written::{WithElements, write_json};

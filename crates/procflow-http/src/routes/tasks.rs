@@ -35,7 +35,7 @@ pub async fn list(
         .procflow()
         .list_tasks(&caller.team, params::run_id(&id)?, query.page()?)
         .await?;
-    Ok(views::list(
+    Ok(views::list_tasks(
         &page,
         |item| item.id.as_uuid(),
         RunTaskListView::from,

@@ -139,7 +139,7 @@ mod tests {
                     "/boom",
                     web::get().to(|| async {
                         panic!("a handler's bug");
-                        #[allow(unreachable_code)]
+                        #[expect(unreachable_code, reason = "the handler's type needs an answer")]
                         HttpResponse::Ok().finish()
                     }),
                 ),

@@ -6,8 +6,8 @@
 -- update_task):
 --   autocommit: admission (API key lookup and rate-limit decision in one
 --   statement);
---   one transaction: the run and the task read and locked in one statement (a join, FOR
---   UPDATE); then UPDATE the task, UPDATE the run (open_tasks) and INSERT outbox (the
+--   one transaction: BEGIN sent with the run and the task read and locked in one statement
+--   (a join, FOR UPDATE), one round trip; then UPDATE the task, UPDATE the run (open_tasks) and INSERT outbox (the
 --   task_completed event), sent together (pipelined, as diesel-async does for futures joined
 --   on one connection); COMMIT.
 --
@@ -38,6 +38,9 @@
 
 -- @admission: bench/sql/admission.sql, the same statement as the service's (bench/run.sh puts it here)
 
+-- BEGIN goes out with the locked read, as the service sends them (store/transaction.rs).
+\startpipeline
+
 BEGIN;
 
 SELECT runs.team_id, runs.id, runs.template_id, runs.template_version, runs.title, runs.status,
@@ -54,6 +57,8 @@ INNER JOIN run_tasks ON run_tasks.team_id = runs.team_id AND run_tasks.run_id = 
 WHERE runs.team_id = :team AND runs.id = bench.uuid(:run_ms, :pool_tag, 0)
   AND run_tasks.id = bench.uuid(:run_ms, :pool_tag, :task_n)
 LIMIT :one FOR UPDATE;
+
+\endpipeline
 
 \startpipeline
 

@@ -19,7 +19,9 @@ use uuid::Uuid;
 use super::directory::TokenKind;
 use super::flags::write_flags;
 use super::keyed_update::KeyedUpdate;
+use super::locked_task::LockedRunAndTask;
 use super::plans::Plans;
+use super::transaction::Transaction;
 use super::unnest::{InsertRunSections, InsertRunTasks};
 use super::{PgStore, append_events, batch, not_found, sections_of_runs, sharing};
 use crate::error::{Failure, db_error};
@@ -183,18 +185,8 @@ async fn locked_run_and_task(
     run: RunId,
     task: TaskId,
 ) -> DomainResult<Option<(RunHeaderRow, RunTaskRow)>> {
-    runs::table
-        .inner_join(
-            run_tasks::table.on(run_tasks::team_id
-                .eq(runs::team_id)
-                .and(run_tasks::run_id.eq(runs::id))),
-        )
-        .filter(runs::team_id.eq(team.as_uuid()))
-        .filter(runs::id.eq(run.as_uuid()))
-        .filter(run_tasks::id.eq(task.as_uuid()))
-        .select((RunHeaderRow::as_select(), RunTaskRow::as_select()))
-        .for_update()
-        .first(&mut conn)
+    LockedRunAndTask::new(team.as_uuid(), run.as_uuid(), task.as_uuid())
+        .get_result(&mut conn)
         .await
         .optional()
         .map_err(db_error)
@@ -448,37 +440,40 @@ impl RunStore for PgStore {
         decide: &TaskDecision<'_>,
     ) -> DomainResult<TaskChange> {
         let mut conn = self.conn().await?;
-        let change = conn
-            .transaction::<_, Failure, _>(async |conn| {
-                // The run row's lock serialises every change to the run's tasks: no update is
-                // lost and the run completes exactly once. Sections are not read: the decision
-                // never needs them, and reading them would cost a query per update.
-                let Some((header, current)) = locked_run_and_task(conn, team, run, task).await?
-                else {
-                    run_header(conn, team, run, false).await?;
-                    return Err(DomainError::NotFound(Resource::Task).into());
-                };
-                let before = with_plan(conn, &self.plans, header).await?;
-                let change = decide(&before, &current.into_domain()?)?;
-                let conn: &AsyncPgConnection = conn;
-                if change.changed {
-                    // Independent writes under the locks taken above, pipelined: one round trip.
-                    // The other tasks' flags are written with them: under the run's lock, no
-                    // one else writes those rows.
-                    try_join4(
-                        write_task(conn, team, &change.task),
-                        write_run(conn, &change.run, Some(&before)),
-                        write_flags(conn, team, run, &change.flags),
-                        append_events(conn, &change.events),
-                    )
-                    .await?;
-                } else {
-                    append_events(conn, &change.events).await?;
-                }
-                Ok(change)
-            })
-            .await
-            .map_err(DomainError::from)?;
+        // The run row's lock serialises every change to the run's tasks: no update is lost
+        // and the run completes exactly once. Sections are not read: the decision never needs
+        // them, and reading them would cost a query per update.
+        let (transaction, found) = Transaction::begin_with(&mut conn, async |conn| {
+            locked_run_and_task(conn, team, run, task).await
+        })
+        .await
+        .map_err(DomainError::from)?;
+        let outcome = async {
+            let conn = transaction.conn();
+            let Some((header, current)) = found else {
+                run_header(conn, team, run, false).await?;
+                return Err(DomainError::NotFound(Resource::Task).into());
+            };
+            let before = with_plan(conn, &self.plans, header).await?;
+            let change = decide(&before, &current.into_domain()?)?;
+            if change.changed {
+                // Independent writes under the locks taken above, pipelined: one round trip.
+                // The other tasks' flags are written with them: under the run's lock, no one
+                // else writes those rows.
+                try_join4(
+                    write_task(conn, team, &change.task),
+                    write_run(conn, &change.run, Some(&before)),
+                    write_flags(conn, team, run, &change.flags),
+                    append_events(conn, &change.events),
+                )
+                .await?;
+            } else {
+                append_events(conn, &change.events).await?;
+            }
+            Ok::<_, Failure>(change)
+        }
+        .await;
+        let change = transaction.end(outcome).await.map_err(DomainError::from)?;
         if !change.events.is_empty() {
             self.ring();
         }

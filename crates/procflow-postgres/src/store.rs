@@ -2,6 +2,7 @@
 
 mod attachments;
 mod batch;
+mod by_text;
 mod claims;
 mod comments;
 mod deliveries;

@@ -21,12 +21,16 @@
 //! The transaction therefore sets `idle_in_transaction_session_timeout`, which ends such a
 //! session, and frees the lock, after [`IDLE_LIMIT_MS`].
 
-use diesel::QueryResult;
 use diesel::QueryableByName;
 use diesel::pg::Pg;
 use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
 use diesel::sql_types::{Integer, Text};
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use procflow_domain::error::DomainResult;
+
+use super::by_text::ByText;
+use super::transaction::Transaction;
+use crate::error::{Failure, db_error};
 
 /// The first key of every claim lock: "pf" (procflow), so that it cannot be taken for another
 /// purpose's two-key advisory lock by mistake.
@@ -47,26 +51,36 @@ pub(super) enum Claims {
     Mails = 3,
 }
 
-/// Runs `claim` in a transaction that first waits for the queue's claim lock.
+/// Runs `claim` in a transaction that first waits for the queue's claim lock. The lock's
+/// statement goes out with the transaction's `BEGIN`; both statements stay prepared.
 pub(super) async fn in_turn<R>(
     conn: &mut AsyncPgConnection,
     queue: Claims,
     claim: BoxedSqlQuery<'static, Pg, SqlQuery>,
-) -> QueryResult<Vec<R>>
+) -> DomainResult<Vec<R>>
 where
     R: QueryableByName<Pg> + Send + 'static,
 {
-    conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-        diesel::sql_query(
-            "SELECT set_config('idle_in_transaction_session_timeout', $1, true), \
-                    pg_advisory_xact_lock($2, $3)",
+    let (transaction, ()) = Transaction::begin_with(conn, async |mut conn: &AsyncPgConnection| {
+        ByText(
+            diesel::sql_query(
+                "SELECT set_config('idle_in_transaction_session_timeout', $1, true), \
+                            pg_advisory_xact_lock($2, $3)",
+            )
+            .bind::<Text, _>(IDLE_LIMIT_MS)
+            .bind::<Integer, _>(CLASS)
+            .bind::<Integer, _>(queue as i32),
         )
-        .bind::<Text, _>(IDLE_LIMIT_MS)
-        .bind::<Integer, _>(CLASS)
-        .bind::<Integer, _>(queue as i32)
-        .execute(conn)
-        .await?;
-        claim.load(conn).await
+        .execute(&mut conn)
+        .await
+        .map(|_| ())
+        .map_err(db_error)
     })
-    .await
+    .await?;
+    let mut claiming = transaction.conn();
+    let claimed = ByText(claim)
+        .load(&mut claiming)
+        .await
+        .map_err(Failure::from);
+    Ok(transaction.end(claimed).await?)
 }

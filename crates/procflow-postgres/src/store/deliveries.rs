@@ -19,6 +19,7 @@ use procflow_domain::webhook::{
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::by_text::ByText;
 use super::claims::Claims;
 use super::queue::{
     self, ClaimShape, Column, PgJob, QueueTable, Settled, SettledRow, Statements, bind_settled,
@@ -101,7 +102,7 @@ impl DeliveryQueue for PgStore {
         let mut conn = self.conn().await?;
         // One statement whatever the count; deliveries to an endpoint gone meanwhile find no
         // row to join, and a fan-out repeated after a crash meets the unique index.
-        diesel::sql_query(
+        let insert = diesel::sql_query(
             "INSERT INTO webhook_deliveries \
                (team_id, id, webhook_id, event_id, event, origin, status, payload, created_at, due_at) \
              SELECT d.team_id, d.id, d.webhook_id, d.event_id, d.event, d.origin, 'pending', \
@@ -119,10 +120,8 @@ impl DeliveryQueue for PgStore {
         .bind::<Array<Text>, _>(rows.iter().map(|r| r.event).collect::<Vec<_>>())
         .bind::<Array<Text>, _>(rows.iter().map(|r| r.origin).collect::<Vec<_>>())
         .bind::<Array<Text>, _>(rows.iter().map(|r| r.payload.as_str()).collect::<Vec<_>>())
-        .bind::<Array<Timestamptz>, _>(rows.iter().map(|r| r.created_at).collect::<Vec<_>>())
-        .execute(&mut conn)
-        .await
-        .map_err(db_error)?;
+        .bind::<Array<Timestamptz>, _>(rows.iter().map(|r| r.created_at).collect::<Vec<_>>());
+        ByText(insert).execute(&mut conn).await.map_err(db_error)?;
         drop(conn);
         self.ring_jobs();
         Ok(())
@@ -315,7 +314,7 @@ impl PgStore {
             query = query.bind::<Integer, _>(to_i32(FAILURES_BEFORE_DISABLE));
         }
         let mut conn = self.conn().await?;
-        let done: Vec<Settled> = query.load(&mut conn).await.map_err(db_error)?;
+        let done: Vec<Settled> = ByText(query).load(&mut conn).await.map_err(db_error)?;
         Ok(queue::recorded(
             settled.iter().map(|(c, _)| c.id.as_uuid()),
             &done,

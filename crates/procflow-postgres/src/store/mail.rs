@@ -15,6 +15,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::PgStore;
+use super::by_text::ByText;
 use super::claims::Claims;
 use super::queue::{ClaimShape, PgJob, QueueTable, SettledRow, Statements};
 use crate::error::{corrupt, db_error};
@@ -67,7 +68,7 @@ impl MailQueue for PgStore {
         let mut conn = self.conn().await?;
         // A fan-out repeated after a crash meets the unique index on (team_id, event_id,
         // recipient).
-        diesel::sql_query(
+        let insert = diesel::sql_query(
             "INSERT INTO emails \
                (team_id, id, event_id, kind, recipient, content, status, created_at, due_at) \
              SELECT m.team_id, m.id, m.event_id, m.kind, m.recipient, m.content, 'pending', \
@@ -98,10 +99,8 @@ impl MailQueue for PgStore {
                 .collect::<Vec<_>>(),
         )
         .bind::<Array<Jsonb>, _>(contents)
-        .bind::<Array<Timestamptz>, _>(mails.iter().map(|m| m.created_at).collect::<Vec<_>>())
-        .execute(&mut conn)
-        .await
-        .map_err(db_error)?;
+        .bind::<Array<Timestamptz>, _>(mails.iter().map(|m| m.created_at).collect::<Vec<_>>());
+        ByText(insert).execute(&mut conn).await.map_err(db_error)?;
         drop(conn);
         self.ring_jobs();
         Ok(())

@@ -16,6 +16,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::PgStore;
+use super::by_text::ByText;
 use super::claims::{Claims, in_turn};
 use super::sweep::delete_in_batches;
 use crate::error::db_error;
@@ -59,9 +60,7 @@ impl Outbox for PgStore {
         .bind::<Timestamptz, _>(lease_until)
         .bind::<Timestamptz, _>(now)
         .bind::<BigInt, _>(i64::try_from(limit).unwrap_or(i64::MAX));
-        let rows: Vec<Claimed> = in_turn(&mut conn, Claims::Outbox, claim)
-            .await
-            .map_err(db_error)?;
+        let rows: Vec<Claimed> = in_turn(&mut conn, Claims::Outbox, claim).await?;
         rows.into_iter()
             .map(|row| {
                 Ok(OutboxEntry {
@@ -82,15 +81,17 @@ impl Outbox for PgStore {
         let mut conn = self.conn().await?;
         // `delivered_at IS NULL` lets the planner use `outbox_pending_id`: the key is
         // (team_id, id), and only undelivered events are settled.
-        diesel::update(
-            outbox::table
-                .filter(outbox::id.eq_any(ids))
-                .filter(outbox::delivered_at.is_null()),
+        ByText(
+            diesel::update(
+                outbox::table
+                    .filter(outbox::id.eq_any(ids))
+                    .filter(outbox::delivered_at.is_null()),
+            )
+            .set((
+                outbox::delivered_at.eq(diesel::dsl::now),
+                outbox::leased_until.eq(None::<OffsetDateTime>),
+            )),
         )
-        .set((
-            outbox::delivered_at.eq(diesel::dsl::now),
-            outbox::leased_until.eq(None::<OffsetDateTime>),
-        ))
         .execute(&mut conn)
         .await
         .map(|_| ())
@@ -106,18 +107,19 @@ impl Outbox for PgStore {
             .map(|(id, error)| (id.as_uuid(), error.as_str()))
             .unzip();
         let mut conn = self.conn().await?;
-        diesel::sql_query(
+        let dead = diesel::sql_query(
             "UPDATE outbox SET dead_at = $1, last_error = d.error, leased_until = NULL \
              FROM unnest($2::uuid[], $3::text[]) AS d(id, error) \
              WHERE outbox.id = d.id AND outbox.delivered_at IS NULL",
         )
         .bind::<Timestamptz, _>(at)
         .bind::<diesel::sql_types::Array<SqlUuid>, _>(ids)
-        .bind::<diesel::sql_types::Array<Text>, _>(errors)
-        .execute(&mut conn)
-        .await
-        .map(|_| ())
-        .map_err(db_error)
+        .bind::<diesel::sql_types::Array<Text>, _>(errors);
+        ByText(dead)
+            .execute(&mut conn)
+            .await
+            .map(|_| ())
+            .map_err(db_error)
     }
 
     async fn dead_events(&self, limit: usize) -> DomainResult<Vec<DeadEvent>> {

@@ -36,6 +36,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::PgStore;
+use super::by_text::ByText;
 use super::claims::{Claims, in_turn};
 use super::sweep::delete_in_batches;
 use crate::error::db_error;
@@ -280,7 +281,7 @@ pub(super) trait PgJob: Job {
             .map(|(c, s)| Self::settled_row(c, s))
             .collect();
         let mut conn = store.conn().await?;
-        let done: Vec<Settled> = bind_settled(&Self::statements().settle, &rows)
+        let done: Vec<Settled> = ByText(bind_settled(&Self::statements().settle, &rows))
             .load(&mut conn)
             .await
             .map_err(db_error)?;
@@ -299,9 +300,7 @@ impl<J: PgJob> LeasedQueue<J> for PgStore {
         let mut conn = self.conn().await?;
         let statements = J::statements();
         let claim = bind_claim(&statements.claim, limit, now, lease);
-        let rows: Vec<ClaimedRow<J::Row>> = in_turn(&mut conn, statements.claims, claim)
-            .await
-            .map_err(db_error)?;
+        let rows: Vec<ClaimedRow<J::Row>> = in_turn(&mut conn, statements.claims, claim).await?;
         let taken_from: Vec<Option<HolderId>> = rows
             .iter()
             .filter(|row| row.taken_over)
@@ -319,12 +318,14 @@ impl<J: PgJob> LeasedQueue<J> for PgStore {
 
     async fn renew(&self, holder: HolderId, until: OffsetDateTime) -> DomainResult<u64> {
         let mut conn = self.conn().await?;
-        let renewed = diesel::sql_query(J::statements().renew.as_str())
-            .bind::<SqlUuid, _>(holder.as_uuid())
-            .bind::<Timestamptz, _>(until)
-            .execute(&mut conn)
-            .await
-            .map_err(db_error)?;
+        let renewed = ByText(
+            diesel::sql_query(J::statements().renew.as_str())
+                .bind::<SqlUuid, _>(holder.as_uuid())
+                .bind::<Timestamptz, _>(until),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(db_error)?;
         Ok(renewed as u64)
     }
 
@@ -334,18 +335,20 @@ impl<J: PgJob> LeasedQueue<J> for PgStore {
 
     async fn release(&self, holder: HolderId, now: OffsetDateTime) -> DomainResult<u64> {
         let mut conn = self.conn().await?;
-        let released = diesel::sql_query(J::statements().release.as_str())
-            .bind::<SqlUuid, _>(holder.as_uuid())
-            .bind::<Timestamptz, _>(now)
-            .execute(&mut conn)
-            .await
-            .map_err(db_error)?;
+        let released = ByText(
+            diesel::sql_query(J::statements().release.as_str())
+                .bind::<SqlUuid, _>(holder.as_uuid())
+                .bind::<Timestamptz, _>(now),
+        )
+        .execute(&mut conn)
+        .await
+        .map_err(db_error)?;
         Ok(released as u64)
     }
 
     async fn backlog(&self) -> DomainResult<Backlog> {
         let mut conn = self.conn().await?;
-        let waiting: Waiting = diesel::sql_query(J::statements().backlog.as_str())
+        let waiting: Waiting = ByText(diesel::sql_query(J::statements().backlog.as_str()))
             .get_result(&mut conn)
             .await
             .map_err(db_error)?;

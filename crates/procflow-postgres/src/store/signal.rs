@@ -29,6 +29,7 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use super::PgStore;
+use super::by_text::ByText;
 
 /// The channel workers listen on.
 pub const CHANNEL: &str = "procflow_work";
@@ -145,13 +146,15 @@ async fn notify_others(store: PgStore) {
             conn = AsyncPgConnection::establish(store.url()).await.ok();
         }
         let sent = match conn.as_mut() {
-            Some(conn) => diesel::sql_query("SELECT pg_notify($1, $2)")
-                .bind::<diesel::sql_types::Text, _>(CHANNEL)
-                .bind::<diesel::sql_types::Text, _>(&store.signal.origin)
-                .execute(conn)
-                .await
-                .map(|_| ())
-                .map_err(|e| e.to_string()),
+            Some(conn) => ByText(
+                diesel::sql_query("SELECT pg_notify($1, $2)")
+                    .bind::<diesel::sql_types::Text, _>(CHANNEL)
+                    .bind::<diesel::sql_types::Text, _>(&store.signal.origin),
+            )
+            .execute(conn)
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
             None => Err("no connection".to_owned()),
         };
         if let Err(error) = sent {

@@ -18,7 +18,7 @@ mod style;
 
 pub(crate) use answers::{
     not_found, refusal, refused_comment, refused_post, refused_upload, see_comment, see_task,
-    too_many, unreadable,
+    task_at, too_many, unreadable,
 };
 pub(crate) use comment::{comment_message, read_comment};
 pub(crate) use form::read_form;

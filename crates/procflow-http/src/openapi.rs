@@ -157,7 +157,7 @@ mod tests {
         let document = document();
         assert!(document["openapi"].as_str().unwrap().starts_with("3.1"));
         let operations = operations(&document);
-        assert_eq!(operations.len(), 53, "{operations:?}");
+        assert_eq!(operations.len(), 54, "{operations:?}");
         for (method, path) in [
             ("get", "/api/v1/process-templates"),
             ("post", "/api/v1/process-templates"),
@@ -192,6 +192,7 @@ mod tests {
             ("get", "/instance/{run_id}/tasks/{task_id}/comments"),
             ("get", "/instance/{run_id}/tasks/{task_id}"),
             ("post", "/instance/{run_id}/tasks/{task_id}/attachments"),
+            ("get", "/instance/{run_id}/tasks/{task_id}/attachments"),
             ("get", "/instance/{run_id}/attachments/{attachment_id}"),
             ("get", "/api/v1/schedules"),
             ("post", "/api/v1/schedules"),

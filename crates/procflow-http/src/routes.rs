@@ -111,6 +111,7 @@ pub fn operations() -> Vec<Operation> {
         guest::post_comment,
         guest::comments_page,
         guest_attachments::upload,
+        guest_attachments::upload_page,
         guest_attachments::download,
     ]
 }

@@ -354,6 +354,22 @@ async fn every_refusal_of_a_guest_upload_is_a_page_and_stores_nothing() {
     assert_eq!(listed(&app, &run, &hello).await.len(), 1);
     assert!(listed(&app, &run, &approval).await.is_empty());
     assert!(listed(&app, &other_run, &elsewhere).await.is_empty());
+
+    // Reloaded, a refused upload's address is the page at the task, not an API error.
+    let reply = app.open_page(&link.attachments(&hello)).await;
+    reply.assert_status(303);
+    assert_eq!(
+        reply.header("location").unwrap(),
+        format!("../../../{run}?token={}#task-{hello}", link.token)
+    );
+    for path in [
+        upload_to(&link.token, "not-a-task"),
+        format!("/instance/{run}/tasks/{hello}/attachments"),
+    ] {
+        let reply = app.open_page(&path).await;
+        reply.assert_status(404);
+        assert!(is_html(&reply), "{path}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

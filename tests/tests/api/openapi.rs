@@ -93,7 +93,7 @@ async fn every_documented_operation_is_routed_and_other_methods_are_405() {
     let app = TestApp::spawn().await;
     let description = served(&app).await;
     let operations = description.operations();
-    assert_eq!(operations.len(), 53, "{operations:?}");
+    assert_eq!(operations.len(), 54, "{operations:?}");
     for (name, path) in &operations {
         let url = concrete_path(path);
         let mut call = app.call(operation_method(name), &url);
@@ -412,7 +412,8 @@ async fn every_operation_answers_as_documented() {
     let reply = app.call(Method::GET, &comments_path).no_key().send().await;
     api.check("get", guest_comments, &reply);
     reply.assert_status(303);
-    // A task's upload form: attached (303), refused (400, no file), and the file served.
+    // A task's upload form: attached (303), refused (400, no file), its address opened (303),
+    // and the file served.
     let guest_upload = "/instance/{run_id}/tasks/{task_id}/attachments";
     let upload_path = format!("{page_run}/tasks/{lunch}/attachments?{page_query}");
     let reply = app
@@ -431,6 +432,9 @@ async fn every_operation_answers_as_documented() {
         .await;
     api.check("post", guest_upload, &reply);
     reply.assert_status(400);
+    let reply = app.call(Method::GET, &upload_path).no_key().send().await;
+    api.check("get", guest_upload, &reply);
+    reply.assert_status(303);
     let menu = app
         .get(&format!("{runs}/{demo}/tasks/{lunch}/attachments"))
         .await

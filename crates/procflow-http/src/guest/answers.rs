@@ -14,7 +14,7 @@ use time::OffsetDateTime;
 use super::form::PostedForm;
 use super::messages::Message;
 use super::page::{CommentDraft, Link, PageView, Posted};
-use super::respond::html;
+use super::respond::{address, html};
 use crate::AppState;
 
 /// The one 404 page.
@@ -60,6 +60,20 @@ pub(crate) fn see_task(link: &Link, task: TaskId) -> HttpResponse {
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .insert_header((header::REFERRER_POLICY, "no-referrer"))
         .finish()
+}
+
+/// A form's address opened as a page (a refused post's address, reloaded or bookmarked): 303
+/// to the run's page at its task, or the 404 page for a malformed address. `link` makes the
+/// links of the form's address (the `Location` is relative to it).
+pub(crate) fn task_at(
+    query: &str,
+    path: &(String, String),
+    link: fn(RunId, &str) -> Link,
+) -> HttpResponse {
+    match address::<TaskId>(query, path) {
+        Some((token, run, task)) => see_task(&link(run, token.expose()), task),
+        None => not_found(),
+    }
 }
 
 /// 303 to the run's page at a comment just written.

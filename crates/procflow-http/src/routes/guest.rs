@@ -240,10 +240,7 @@ pub async fn post_comment(
     )
 )]
 pub async fn task_page(request: HttpRequest, path: web::Path<(String, String)>) -> HttpResponse {
-    match guest::address::<TaskId>(request.query_string(), &path) {
-        Some((token, run, task)) => guest::see_task(&Link::from_task(run, token.expose()), task),
-        None => guest::not_found(),
-    }
+    guest::task_at(request.query_string(), &path, Link::from_task)
 }
 
 /// A comment post's address opened as a page (a refused comment's address, bookmarked or
@@ -271,10 +268,7 @@ pub async fn comments_page(
     request: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> HttpResponse {
-    match guest::address::<TaskId>(request.query_string(), &path) {
-        Some((token, run, task)) => guest::see_task(&Link::from_comment(run, token.expose()), task),
-        None => guest::not_found(),
-    }
+    guest::task_at(request.query_string(), &path, Link::from_comment)
 }
 
 /// What every guest form post passes before its fields are read: the post limits of the run

@@ -127,6 +127,31 @@ fn body_status(request: &HttpRequest, status: StatusCode) -> StatusCode {
     crate::transport::body_fault(request).map_or(status, |fault| fault.status())
 }
 
+/// An upload's address opened as a page (a refused upload's address, reloaded or
+/// bookmarked): the run's page at that task, as the task's and the comments' addresses do.
+#[utoipa::path(
+    get,
+    path = "/instance/{run_id}/tasks/{task_id}/attachments",
+    tag = "guest",
+    operation_id = "guestUploadPage",
+    summary = "A task's upload address, opened as a page",
+    description = "Sends the browser to the run's page at the task (the address of a refused upload, reloaded or bookmarked).",
+    params(
+        ("run_id" = String, Path, description = "The run's id"),
+        ("task_id" = String, Path, description = "The task's id"),
+        ("token" = String, Query, description = "The share token of the link"),
+    ),
+    responses(
+        (status = 303, description = "The run's page at the task",
+            headers(("Location" = String, description = "The run's page at the task, relative to this address"))),
+        (status = 404, description = "The same page for a malformed id or query string", content_type = "text/html", body = String),
+        (status = 500, description = "An unexpected failure, as an HTML page", content_type = "text/html", body = String),
+    )
+)]
+pub async fn upload_page(request: HttpRequest, path: web::Path<(String, String)>) -> HttpResponse {
+    guest::task_at(request.query_string(), &path, Link::from_upload)
+}
+
 /// One file of a visible task of the shared run, as a download.
 #[utoipa::path(
     get,

@@ -60,9 +60,9 @@ impl<'c> Transaction<'c> {
         self.conn
     }
 
-    /// Commits the transaction when `outcome` is a success, rolls it back otherwise. A failed
-    /// `COMMIT` is the answer then, as with diesel-async's `transaction`; a failed `ROLLBACK`
-    /// leaves the connection marked broken and answers the error that caused it.
+    /// Commits the transaction when `outcome` is a success, rolls it back otherwise, as
+    /// diesel-async's `transaction` does: a failed `COMMIT` is the answer then; a failed
+    /// `ROLLBACK` is too, and leaves the connection broken for the pool.
     pub(super) async fn end<R>(self, outcome: Result<R, Failure>) -> Result<R, Failure> {
         match outcome {
             Ok(value) => {

@@ -289,6 +289,26 @@ pub(super) trait PgJob: Job {
     }
 }
 
+/// Runs `statement`, a renewal or a release (`$1` the holder, `$2` a time), over a holder's
+/// rows: how many it changed.
+async fn of_holder(
+    store: &PgStore,
+    statement: &str,
+    holder: HolderId,
+    at: OffsetDateTime,
+) -> DomainResult<u64> {
+    let mut conn = store.conn().await?;
+    let changed = ByText(
+        diesel::sql_query(statement)
+            .bind::<SqlUuid, _>(holder.as_uuid())
+            .bind::<Timestamptz, _>(at),
+    )
+    .execute(&mut conn)
+    .await
+    .map_err(db_error)?;
+    Ok(changed as u64)
+}
+
 #[async_trait]
 impl<J: PgJob> LeasedQueue<J> for PgStore {
     async fn claim_due(
@@ -317,16 +337,7 @@ impl<J: PgJob> LeasedQueue<J> for PgStore {
     }
 
     async fn renew(&self, holder: HolderId, until: OffsetDateTime) -> DomainResult<u64> {
-        let mut conn = self.conn().await?;
-        let renewed = ByText(
-            diesel::sql_query(J::statements().renew.as_str())
-                .bind::<SqlUuid, _>(holder.as_uuid())
-                .bind::<Timestamptz, _>(until),
-        )
-        .execute(&mut conn)
-        .await
-        .map_err(db_error)?;
-        Ok(renewed as u64)
+        of_holder(self, &J::statements().renew, holder, until).await
     }
 
     async fn settle(&self, settled: &[(J::Claimed, J::Settlement)]) -> DomainResult<Vec<bool>> {
@@ -334,16 +345,7 @@ impl<J: PgJob> LeasedQueue<J> for PgStore {
     }
 
     async fn release(&self, holder: HolderId, now: OffsetDateTime) -> DomainResult<u64> {
-        let mut conn = self.conn().await?;
-        let released = ByText(
-            diesel::sql_query(J::statements().release.as_str())
-                .bind::<SqlUuid, _>(holder.as_uuid())
-                .bind::<Timestamptz, _>(now),
-        )
-        .execute(&mut conn)
-        .await
-        .map_err(db_error)?;
-        Ok(released as u64)
+        of_holder(self, &J::statements().release, holder, now).await
     }
 
     async fn backlog(&self) -> DomainResult<Backlog> {

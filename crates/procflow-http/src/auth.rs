@@ -1,5 +1,7 @@
 //! Authentication by `Authorization: Bearer <key>`, the subscription check and the rate limit,
-//! as the middleware of the `/api/v1` routes; handlers read the admitted [`Caller`].
+//! as the middleware of the `/api/v1` routes; handlers read the admitted [`Caller`] (a read's
+//! handler, the caller its admission is expected to admit: its answer is sent only when it
+//! is).
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::Payload;
@@ -7,17 +9,18 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::middleware::Next;
 use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
-use futures_util::future::{Ready, ready};
+use futures_util::future::{Ready, join, ready};
 use procflow_domain::ids::ApiKeyId;
+use procflow_domain::ports::RateLimiter;
 use procflow_domain::team::{KeyScope, Team};
 
 use crate::AppState;
 use crate::error::ApiError;
 use crate::keys;
-use crate::rate_limit::{Admitted, Refusal, headers};
+use crate::rate_limit::{Admitted, Quota, RateLimitGate, Refusal, headers};
 
 /// The team and key an admitted request acts for.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
     /// The key's team: every use case is scoped to it.
     pub team: Team,
@@ -52,7 +55,8 @@ impl FromRequest for Caller {
 /// the rate limit before anything else about the request is read, so
 /// that a bad body never answers before (or instead of) a 401, 403 or 429; then, when the
 /// request `writes` (an operation that changes something), refuses a key whose scope is
-/// `read` (403), before any other work.
+/// `read` (403), before any other work. A read of a key this instance has admitted before
+/// runs beside its admission (`read_beside_admission`).
 ///
 /// # Errors
 /// Only the errors of the services inside it; its own refusals are responses.
@@ -61,15 +65,123 @@ pub async fn require(
     next: Next<impl MessageBody + 'static>,
     writes: bool,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    let admitted = authenticate(request.request())
+    let Some(state) = request.app_data::<web::Data<AppState>>().cloned() else {
+        return Ok(request.error_response(ApiError::internal()));
+    };
+    admit_then_call(
+        request,
+        next,
+        writes,
+        &state.gate,
+        &*state.services.rate_limiter,
+    )
+    .await
+}
+
+/// [`require`] with its gate and limiter.
+async fn admit_then_call<B: MessageBody + 'static>(
+    request: ServiceRequest,
+    next: Next<B>,
+    writes: bool,
+    gate: &RateLimitGate,
+    limiter: &dyn RateLimiter,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let hash = match bearer(request.request()) {
+        Ok(key) => keys::hash(key),
+        Err(error) => return Ok(request.error_response(error)),
+    };
+    if !writes && let Some((key, team)) = gate.last_admitted(&hash) {
+        let guess = Caller {
+            team,
+            key: key.id,
+            scope: key.scope,
+        };
+        return read_beside_admission(request, next, gate.admit(limiter, hash), guess).await;
+    }
+    let admitted = match gate.admit(limiter, hash).await {
+        Ok(admitted) => admitted,
+        Err(refusal) => return Ok(request.error_response(refusal_error(refusal))),
+    };
+    let (caller, quota) = caller_of(admitted);
+    // Recorded first: a refusal of the key's scope carries the quota it was counted in.
+    record(&request, caller.clone(), quota);
+    if let Err(error) = check_scope(&caller, writes, &request) {
+        return Ok(request.error_response(error));
+    }
+    next.call(request)
         .await
-        .and_then(|caller| check_scope(&caller, writes, &request));
-    match admitted {
-        Ok(()) => next
-            .call(request)
-            .await
-            .map(ServiceResponse::map_into_boxed_body),
-        Err(error) => Ok(request.error_response(error)),
+        .map(ServiceResponse::map_into_boxed_body)
+}
+
+/// A read (`GET`, which changes nothing) run beside its `admission`, as the key's `guess`ed
+/// caller (whom this instance last admitted it for), so that the read's statements go to the
+/// database without waiting for the admission's answer: a round trip less on the request's
+/// path (docs/performance.md, "Reads beside their admission"). The admission still decides,
+/// alone: refused, the read's answer is dropped unsent and the refusal is the answer;
+/// admitted as another caller than guessed (its team changed, and the notice of the change
+/// is not in yet), the read runs again as the admitted one. Only keys this instance has
+/// admitted and does not know to be refused are guessed, so a refused key's reads do not
+/// keep running: a rate-limited key is refused from memory, a revoked key is forgotten with
+/// its notice or at its first refusal.
+async fn read_beside_admission<B: MessageBody + 'static>(
+    request: ServiceRequest,
+    next: Next<B>,
+    admission: impl Future<Output = Result<Admitted, Refusal>>,
+    guess: Caller,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    request.extensions_mut().insert(guess.clone());
+    let (admitted, read) = join(admission, next.call(request)).await;
+    let (caller, quota) = match admitted {
+        Ok(admitted) => caller_of(admitted),
+        Err(refusal) => {
+            let error = refusal_error(refusal);
+            return match read {
+                Ok(answer) => Ok(ServiceResponse::from_err(error, answer.into_parts().0)),
+                Err(_) => Err(error.into()),
+            };
+        }
+    };
+    // An error rather than an answer comes from a middleware before the handler, which reads
+    // no caller: the same for any.
+    let answer = read?;
+    if caller == guess {
+        answer.request().extensions_mut().insert(quota);
+        return Ok(answer.map_into_boxed_body());
+    }
+    let (request, _) = answer.into_parts();
+    let request = ServiceRequest::from_request(request);
+    record(&request, caller, quota);
+    next.call(request)
+        .await
+        .map(ServiceResponse::map_into_boxed_body)
+}
+
+/// The caller and quota of an admitted request.
+fn caller_of(Admitted { key, team, quota }: Admitted) -> (Caller, Quota) {
+    let caller = Caller {
+        team,
+        key: key.id,
+        scope: key.scope,
+    };
+    (caller, quota)
+}
+
+/// Records the admitted `caller` and its `quota` in the request's extensions, for the
+/// handler and the rate-limit headers.
+fn record(request: &ServiceRequest, caller: Caller, quota: Quota) {
+    let mut extensions = request.extensions_mut();
+    extensions.insert(quota);
+    extensions.insert(caller);
+}
+
+/// The answer to a refused admission.
+fn refusal_error(refusal: Refusal) -> ApiError {
+    match refusal {
+        // The refusal's own words are the message: one wording for both.
+        refusal @ Refusal::UnknownKey => ApiError::unauthorized(refusal.to_string()),
+        refusal @ Refusal::InactiveTeam => ApiError::forbidden(refusal.to_string()),
+        Refusal::Store(error) => error.into(),
+        refusal => ApiError::rate_limited(headers::for_refusal(&refusal)),
     }
 }
 
@@ -122,29 +234,5 @@ fn bearer(request: &HttpRequest) -> Result<&str, ApiError> {
     })
 }
 
-/// Admits the request: finds its key and team and counts it against the rate limit (one store
-/// call), and records the [`Caller`] and its quota in the request's extensions.
-async fn authenticate(request: &HttpRequest) -> Result<Caller, ApiError> {
-    let state = request
-        .app_data::<web::Data<AppState>>()
-        .ok_or_else(ApiError::internal)?;
-    let hash = keys::hash(bearer(request)?);
-    match state.gate.admit(&*state.services.rate_limiter, hash).await {
-        Ok(Admitted { key, team, quota }) => {
-            let caller = Caller {
-                team,
-                key: key.id,
-                scope: key.scope,
-            };
-            let mut extensions = request.extensions_mut();
-            extensions.insert(quota);
-            extensions.insert(caller.clone());
-            Ok(caller)
-        }
-        // The refusal's own words are the message: one wording for both.
-        Err(refusal @ Refusal::UnknownKey) => Err(ApiError::unauthorized(refusal.to_string())),
-        Err(refusal @ Refusal::InactiveTeam) => Err(ApiError::forbidden(refusal.to_string())),
-        Err(Refusal::Store(error)) => Err(error.into()),
-        Err(refusal) => Err(ApiError::rate_limited(headers::for_refusal(&refusal))),
-    }
-}
+#[cfg(test)]
+mod tests;

@@ -12,8 +12,13 @@
 //! change commits, so the next request asks the limiter and is answered 401 or 403. While the
 //! feed is down (it reports `Any` when it reconnects, which forgets everything), such a key
 //! answers 429 until its block ends, at most one window; either way it does nothing.
+//!
+//! The gate also remembers whom each key was last admitted for ([`RateLimitGate::last_admitted`]):
+//! a guess that lets a read start before its admission answers (crate::auth), never a
+//! decision. It is dropped with the key's other memory, and at the key's first refusal.
 
-use std::sync::{Arc, Weak};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use procflow_domain::error::DomainError;
 use procflow_domain::ports::{Clock, KeyChange, KeyChanges, RateLimiter};
@@ -39,6 +44,10 @@ pub struct Quota {
     /// request leaves the window then (`RateLimit-Reset`).
     pub reset_secs: u64,
 }
+
+/// Keys whose latest admission this instance remembers, at most (one is forgotten to make
+/// room for another): a few MiB.
+const KNOWN_KEYS: usize = 16_384;
 
 /// A request the gate let through: whose it is, and its quota.
 #[derive(Clone, Debug)]
@@ -81,6 +90,9 @@ pub struct RateLimitGate {
     limit: u32,
     /// What this instance knows about each key hash.
     local: LocalGate<KeyHash>,
+    /// The key and team of each key's latest admission by this instance: whom a read of the
+    /// key runs for beside its admission (crate::auth).
+    known: Mutex<HashMap<KeyHash, (ApiKey, Team)>>,
 }
 
 impl std::fmt::Debug for RateLimitGate {
@@ -100,7 +112,42 @@ impl RateLimitGate {
             clock,
             limit: per_minute,
             local: LocalGate::default(),
+            known: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The key and team the limiter last admitted the key whose secret hashes to `key_hash`
+    /// for, on this instance, unless the limiter would certainly refuse it now or the key may
+    /// have changed since (a key change was reported). A guess for work that may run before
+    /// the request is admitted: the admission decides, and what it finds is what counts.
+    #[must_use]
+    pub fn last_admitted(&self, key_hash: &KeyHash) -> Option<(ApiKey, Team)> {
+        if self.cached_refusal(key_hash).is_some() {
+            return None;
+        }
+        self.known().get(key_hash).cloned()
+    }
+
+    fn known(&self) -> std::sync::MutexGuard<'_, HashMap<KeyHash, (ApiKey, Team)>> {
+        self.known.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Remembers whom `key_hash` was admitted for, copying only what changed.
+    fn remember(&self, key_hash: KeyHash, key: &ApiKey, team: &Team) {
+        let mut known = self.known();
+        if let Some((known_key, known_team)) = known.get(&key_hash)
+            && known_key == key
+            && known_team == team
+        {
+            return;
+        }
+        if known.len() >= KNOWN_KEYS
+            && !known.contains_key(&key_hash)
+            && let Some(any) = known.keys().next().copied()
+        {
+            known.remove(&any);
+        }
+        known.insert(key_hash, (key.clone(), team.clone()));
     }
 
     /// The refusal of a key that the limiter would certainly refuse now (refused earlier and
@@ -141,13 +188,17 @@ impl RateLimitGate {
         if let Some(until) = certain(now) {
             return Err(self.limited(until, now));
         }
-        let admission = limiter
-            .admit(&key_hash, now, self.limit, WINDOW)
-            .await?
-            .ok_or(Refusal::UnknownKey)?;
-        let decision = admission.rate.ok_or(Refusal::InactiveTeam)?;
+        let Some(admission) = limiter.admit(&key_hash, now, self.limit, WINDOW).await? else {
+            self.known().remove(&key_hash);
+            return Err(Refusal::UnknownKey);
+        };
+        let Some(decision) = admission.rate else {
+            self.known().remove(&key_hash);
+            return Err(Refusal::InactiveTeam);
+        };
         if decision.allowed {
             slot.admitted(now, WINDOW);
+            self.remember(key_hash, &admission.key, &admission.team);
             return Ok(Admitted {
                 key: admission.key,
                 team: admission.team,
@@ -177,8 +228,14 @@ impl RateLimitGate {
     /// Forgets what is remembered about keys that `change` may concern.
     pub fn forget(&self, change: &KeyChange) {
         match change {
-            KeyChange::Revoked(key_hash) => self.local.forget(key_hash),
-            KeyChange::Any => self.local.forget_all(),
+            KeyChange::Revoked(key_hash) => {
+                self.local.forget(key_hash);
+                self.known().remove(key_hash);
+            }
+            KeyChange::Any => {
+                self.local.forget_all();
+                self.known().clear();
+            }
         }
     }
 

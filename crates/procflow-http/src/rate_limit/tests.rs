@@ -361,3 +361,66 @@ fn headers_name_the_quota_and_the_retry() {
         let _ = actix_web::http::header::HeaderName::from_static(name);
     }
 }
+
+#[tokio::test]
+async fn the_last_admission_of_a_key_is_known_until_it_is_refused_or_changed() {
+    let setup = Setup::new(2);
+    assert!(
+        setup.gate.last_admitted(&[1; 32]).is_none(),
+        "never admitted"
+    );
+    setup.admit(1).await.unwrap();
+    setup.admit(2).await.unwrap();
+    setup.admit(3).await.unwrap();
+    assert_eq!(setup.gate.last_admitted(&[1; 32]), Some(key_and_team(1)));
+    // At its limit on this instance, key 1 is refused from memory: nothing to guess.
+    setup.admit(1).await.unwrap();
+    assert!(setup.gate.cached_refusal(&[1; 32]).is_some());
+    assert!(setup.gate.last_admitted(&[1; 32]).is_none());
+    setup.gate.forget(&KeyChange::Revoked([2; 32]));
+    assert!(setup.gate.last_admitted(&[2; 32]).is_none(), "revoked");
+    assert_eq!(setup.gate.last_admitted(&[3; 32]), Some(key_and_team(3)));
+    setup.gate.forget(&KeyChange::Any);
+    assert!(
+        setup.gate.last_admitted(&[3; 32]).is_none(),
+        "anything changed"
+    );
+}
+
+#[tokio::test]
+async fn a_key_the_limiter_no_longer_finds_or_whose_team_is_inactive_is_not_known() {
+    let setup = Setup::new(5);
+    setup.admit(4).await.unwrap();
+    assert!(setup.gate.last_admitted(&[4; 32]).is_some());
+    // The limiter answers these for hashes starting so; the gate's memory is by hash.
+    let mut hash = [UNKNOWN; 32];
+    setup
+        .gate
+        .remember(hash, &key_and_team(4).0, &key_and_team(4).1);
+    assert!(matches!(
+        setup.admit_hash(hash).await,
+        Err(Refusal::UnknownKey)
+    ));
+    assert!(setup.gate.last_admitted(&hash).is_none(), "unknown");
+    hash = [INACTIVE; 32];
+    setup
+        .gate
+        .remember(hash, &key_and_team(4).0, &key_and_team(4).1);
+    assert!(matches!(
+        setup.admit_hash(hash).await,
+        Err(Refusal::InactiveTeam)
+    ));
+    assert!(setup.gate.last_admitted(&hash).is_none(), "inactive");
+}
+
+#[tokio::test]
+async fn the_memory_of_admissions_stays_bounded() {
+    let setup = Setup::new(5);
+    let (key, team) = key_and_team(1);
+    for n in 0..=KNOWN_KEYS {
+        let mut hash = [1; 32];
+        hash[..8].copy_from_slice(&u64::try_from(n).unwrap().to_be_bytes());
+        setup.gate.remember(hash, &key, &team);
+    }
+    assert_eq!(setup.gate.known().len(), KNOWN_KEYS);
+}

@@ -1,0 +1,264 @@
+//! Tests of the admission middleware over a scripted limiter: reads beside their admission,
+//! and what waits for it.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use actix_web::http::Method;
+use actix_web::test as actix_test;
+use actix_web::{App, HttpResponse, web};
+use async_trait::async_trait;
+use procflow_domain::error::DomainResult;
+use procflow_domain::ids::UserId;
+use procflow_domain::ports::{Admission, Clock, RateDecision};
+use procflow_domain::team::{ApiKey, Subscription};
+use procflow_memory::{FixedClock, InMemoryStore};
+use time::macros::datetime;
+use time::{Duration, OffsetDateTime};
+use tokio::sync::Notify;
+use uuid::Uuid;
+
+use super::*;
+
+const T0: OffsetDateTime = datetime!(2026-03-01 9:00 UTC);
+
+/// What the limiter answers to one admission.
+#[derive(Clone)]
+enum Answer {
+    /// The key, of the team named so, admitted.
+    Admit(&'static str),
+    /// The same, once the handler has started.
+    AdmitOnceReadStarted(&'static str),
+    /// No such key (revoked).
+    Unknown,
+    /// The team is not active.
+    Inactive,
+    /// Over the limit.
+    Limited,
+}
+
+/// A limiter answering its script in order; the handler below counts its calls and says when
+/// it starts.
+#[derive(Default)]
+struct Scripted {
+    answers: Mutex<VecDeque<Answer>>,
+    admissions: AtomicUsize,
+    reads: AtomicUsize,
+    read_started: Notify,
+}
+
+impl Scripted {
+    fn then(&self, answer: Answer) {
+        self.answers.lock().unwrap().push_back(answer);
+    }
+
+    fn admissions(&self) -> usize {
+        self.admissions.load(Ordering::SeqCst)
+    }
+
+    fn reads(&self) -> usize {
+        self.reads.load(Ordering::SeqCst)
+    }
+}
+
+fn key() -> ApiKey {
+    ApiKey {
+        id: ApiKeyId::from_uuid(Uuid::from_u128(7)),
+        team_id: team("Demo").id,
+        name: None,
+        prefix: "pf_live_test".into(),
+        created_by: UserId::from_uuid(Uuid::from_u128(0xB)),
+        scope: KeyScope::Write,
+        created_at: T0,
+        revoked_at: None,
+    }
+}
+
+fn team(name: &str) -> Team {
+    Team {
+        name: name.to_owned(),
+        ..InMemoryStore::default().demo_team()
+    }
+}
+
+#[async_trait]
+impl RateLimiter for Scripted {
+    async fn admit(
+        &self,
+        _: &[u8; 32],
+        now: OffsetDateTime,
+        limit: u32,
+        window: Duration,
+    ) -> DomainResult<Option<Admission>> {
+        self.admissions.fetch_add(1, Ordering::SeqCst);
+        let answer = self.answers.lock().unwrap().pop_front();
+        let admitted = |name, allowed| Admission {
+            key: key(),
+            team: team(name),
+            rate: Some(RateDecision {
+                allowed,
+                remaining: if allowed { limit - 1 } else { 0 },
+                reset_at: now + window,
+            }),
+        };
+        Ok(match answer.expect("an admission the script has") {
+            Answer::Admit(name) => Some(admitted(name, true)),
+            Answer::AdmitOnceReadStarted(name) => {
+                self.read_started.notified().await;
+                Some(admitted(name, true))
+            }
+            Answer::Unknown => None,
+            Answer::Inactive => Some(Admission {
+                rate: None,
+                team: Team {
+                    subscription: Subscription::Inactive,
+                    ..team("Demo")
+                },
+                key: key(),
+            }),
+            Answer::Limited => Some(admitted("Demo", false)),
+        })
+    }
+}
+
+/// The handler: counts itself, says it started, answers its caller's team name.
+async fn read(caller: Caller, limiter: web::Data<Scripted>) -> HttpResponse {
+    limiter.reads.fetch_add(1, Ordering::SeqCst);
+    limiter.read_started.notify_one();
+    HttpResponse::Ok().body(caller.team.name)
+}
+
+/// An app with `GET /r` and `POST /w` (the same handler) behind the admission, answering with
+/// the rate-limit headers of `crate::middleware::around`.
+async fn app(
+    limiter: &web::Data<Scripted>,
+) -> impl actix_web::dev::Service<
+    actix_http::Request,
+    Response = ServiceResponse<BoxBody>,
+    Error = actix_web::Error,
+> {
+    let clock: Arc<dyn Clock> = Arc::new(FixedClock::at(T0));
+    let gate = Arc::new(RateLimitGate::new(clock, 100));
+    let guarded = |writes: bool| {
+        let (gate, limiter) = (gate.clone(), limiter.clone());
+        actix_web::middleware::from_fn(move |request: ServiceRequest, next| {
+            let (gate, limiter) = (gate.clone(), limiter.clone());
+            async move { admit_then_call(request, next, writes, &gate, &**limiter).await }
+        })
+    };
+    actix_test::init_service(
+        App::new()
+            .app_data(limiter.clone())
+            .wrap(actix_web::middleware::from_fn(crate::middleware::around))
+            .route("/r", web::get().to(read).wrap(guarded(false)))
+            .route("/w", web::post().to(read).wrap(guarded(true))),
+    )
+    .await
+}
+
+/// The status, `RateLimit-Remaining` and body of `method /path` with the key.
+async fn call(
+    app: &impl actix_web::dev::Service<
+        actix_http::Request,
+        Response = ServiceResponse<BoxBody>,
+        Error = actix_web::Error,
+    >,
+    method: actix_web::http::Method,
+    path: &str,
+) -> (u16, Option<String>, String) {
+    let request = actix_test::TestRequest::default()
+        .method(method)
+        .uri(path)
+        .insert_header((header::AUTHORIZATION, "Bearer pf_live_test_key"))
+        .to_request();
+    let response = actix_test::call_service(app, request).await;
+    let status = response.status().as_u16();
+    let remaining = response
+        .headers()
+        .get("ratelimit-remaining")
+        .map(|value| value.to_str().unwrap().to_owned());
+    let body = actix_test::read_body(response).await;
+    (status, remaining, String::from_utf8(body.to_vec()).unwrap())
+}
+
+#[actix_web::test]
+async fn a_known_keys_read_runs_before_its_admission_answers_and_is_sent_once_admitted() {
+    let limiter = web::Data::new(Scripted::default());
+    let app = app(&limiter).await;
+    limiter.then(Answer::Admit("Demo"));
+    assert_eq!(
+        call(&app, Method::GET, "/r").await,
+        (200, Some("99".into()), "Demo".into())
+    );
+    // Answered only once the read has started: a read that waited for it would wait forever.
+    limiter.then(Answer::AdmitOnceReadStarted("Demo"));
+    let beside = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        call(&app, Method::GET, "/r"),
+    )
+    .await
+    .expect("the read ran before its admission's answer");
+    assert_eq!(beside, (200, Some("99".into()), "Demo".into()));
+    assert_eq!((limiter.admissions(), limiter.reads()), (2, 2));
+}
+
+#[actix_web::test]
+async fn a_read_its_admission_refuses_answers_the_refusal_and_nothing_of_the_read() {
+    for (refusal, status) in [
+        (Answer::Unknown, 401),
+        (Answer::Inactive, 403),
+        (Answer::Limited, 429),
+    ] {
+        let limiter = web::Data::new(Scripted::default());
+        let app = app(&limiter).await;
+        limiter.then(Answer::Admit("Demo"));
+        assert_eq!(call(&app, Method::GET, "/r").await.0, 200);
+        limiter.then(refusal);
+        let (refused, remaining, body) = call(&app, Method::GET, "/r").await;
+        assert_eq!(refused, status, "{body}");
+        assert!(!body.contains("Demo"), "{body}");
+        assert!(body.contains("\"error\""), "{body}");
+        assert_eq!(remaining.is_some(), status == 429, "{remaining:?}");
+        // The refused read did run, and was dropped.
+        assert_eq!(limiter.reads(), 2);
+        // Refused, the key is no longer guessed: its next read waits for its admission.
+        limiter.then(Answer::Unknown);
+        assert!(call(&app, Method::GET, "/r").await.0 >= 400);
+        assert_eq!(limiter.reads(), 2, "a refused key's read ran");
+    }
+}
+
+#[actix_web::test]
+async fn a_read_admitted_as_another_caller_than_guessed_runs_again_as_the_admitted_one() {
+    let limiter = web::Data::new(Scripted::default());
+    let app = app(&limiter).await;
+    limiter.then(Answer::Admit("Demo"));
+    assert_eq!(call(&app, Method::GET, "/r").await.2, "Demo");
+    limiter.then(Answer::Admit("Renamed"));
+    assert_eq!(
+        call(&app, Method::GET, "/r").await,
+        (200, Some("99".into()), "Renamed".into())
+    );
+    assert_eq!(limiter.reads(), 3, "the guessed read and the admitted one");
+    // The new caller is the next guess.
+    limiter.then(Answer::Admit("Renamed"));
+    assert_eq!(call(&app, Method::GET, "/r").await.2, "Renamed");
+    assert_eq!(limiter.reads(), 4);
+}
+
+#[actix_web::test]
+async fn writes_and_a_keys_first_read_wait_for_their_admission() {
+    let limiter = web::Data::new(Scripted::default());
+    let app = app(&limiter).await;
+    limiter.then(Answer::Unknown);
+    assert_eq!(call(&app, Method::GET, "/r").await.0, 401);
+    assert_eq!(limiter.reads(), 0, "an unknown key's first read ran");
+    limiter.then(Answer::Admit("Demo"));
+    assert_eq!(call(&app, Method::GET, "/r").await.0, 200);
+    // Known now; a write still waits, and is refused before it runs.
+    limiter.then(Answer::Unknown);
+    assert_eq!(call(&app, Method::POST, "/w").await.0, 401);
+    assert_eq!(limiter.reads(), 1, "a refused write ran");
+    assert_eq!(limiter.admissions(), 3);
+}

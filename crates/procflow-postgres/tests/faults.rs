@@ -505,3 +505,65 @@ async fn a_server_that_never_answers_answers_unavailable_after_the_timeout() {
     assert_unavailable("ping, silent server", &ping);
     drop(silent);
 }
+
+/// A sweep of `Idempotency-Key` records deletes a record only if it is still past its time
+/// when the sweep gets to it: a key claimed again by a new request while the sweep waited for
+/// its row (the claim takes the row over, in flight, made now) is that request's, and stays.
+/// Else the request's answer is recorded nowhere and its retry runs again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sweep_leaves_a_key_claimed_again_while_it_waited_for_its_row() {
+    use procflow_domain::ports::{IdempotencyStore, KeyLifetimes};
+    let lifetimes = KeyLifetimes {
+        answered: time::Duration::hours(24),
+        in_flight: time::Duration::seconds(60),
+    };
+    let db = migrated_database().await;
+    let url = db.url();
+    let store = std::sync::Arc::new(store(url, 2));
+    let team = seed_team(&store).await;
+    // An answered record past its day, and a claim left past its lease by a dead request.
+    for (key, status, age) in [
+        ("expired", "201", "25 hours"),
+        ("stale", "NULL", "2 minutes"),
+    ] {
+        let mut conn = connect(url).await;
+        conn.batch_execute(&format!(
+            "INSERT INTO idempotency_keys (team_id, key, request_hash, response_status, created_at) \
+             VALUES ('{}', '{key}', '\\x00', {status}, now() - interval '{age}')",
+            team.id
+        ))
+        .await
+        .expect("record");
+        // A new request claims the key (the claim's takeover, not committed yet) while the
+        // sweep runs into its row.
+        let mut claim = connect(url).await;
+        claim
+            .batch_execute(&format!(
+                "BEGIN; UPDATE idempotency_keys SET request_hash = '\\x01', response_status = NULL, \
+                   response_body = NULL, created_at = now(), completed_at = NULL \
+                 WHERE team_id = '{}' AND key = '{key}'",
+                team.id
+            ))
+            .await
+            .expect("claim");
+        let sweeping = {
+            let store = store.clone();
+            tokio::spawn(async move {
+                store
+                    .sweep_keys(time::OffsetDateTime::now_utc(), lifetimes)
+                    .await
+            })
+        };
+        wait_for_lock_waiters(url, 1).await;
+        claim.batch_execute("COMMIT").await.expect("commit");
+        let swept = sweeping.await.expect("sweep task").expect("sweep");
+        assert_eq!(swept, 0, "{key}: the sweep deleted the new claim");
+        let kept: i64 = diesel::select(diesel::dsl::sql::<BigInt>(&format!(
+            "(SELECT count(*) FROM idempotency_keys WHERE key = '{key}' AND request_hash = '\\x01')"
+        )))
+        .get_result(&mut conn)
+        .await
+        .expect("count");
+        assert_eq!(kept, 1, "{key}: the new claim is gone");
+    }
+}

@@ -367,7 +367,12 @@ async fn a_key_left_in_flight_by_a_dead_instance_is_free_after_its_lease() {
     assert!(!replayed(&retried));
     assert_eq!(run_count(&app).await, 1, "the retry ran");
     let again = post_keyed(&app, RUNS, "died", &body).await;
-    assert!(replayed(&again), "and is now the key's answer");
+    assert!(
+        replayed(&again),
+        "and is now the key's answer: {} {}",
+        again.status,
+        again.text
+    );
     assert_eq!(again.text, retried.text);
 
     post_keyed(&app, RUNS, "running", &body)

@@ -226,11 +226,18 @@ impl IdempotencyStore for PgStore {
     }
 }
 
+// Each sweep states its condition twice. The subquery picks a batch; the outer `WHERE` is
+// what PostgreSQL checks again on a row that a concurrent request changed while the sweep
+// waited for it (a claim taking over the key: `created_at` now, in flight), and only there: a
+// key in the batch alone would delete that new claim, its answer would then be recorded
+// nowhere, and its retry would run again.
 const SWEEP_EXPIRED: &str = "\
 DELETE FROM idempotency_keys WHERE (team_id, key) IN ( \
-    SELECT team_id, key FROM idempotency_keys WHERE created_at < $1 LIMIT $2)";
+    SELECT team_id, key FROM idempotency_keys WHERE created_at < $1 LIMIT $2) \
+  AND created_at < $1";
 
 const SWEEP_STALE: &str = "\
 DELETE FROM idempotency_keys WHERE (team_id, key) IN ( \
     SELECT team_id, key FROM idempotency_keys \
-    WHERE response_status IS NULL AND created_at < $1 LIMIT $2)";
+    WHERE response_status IS NULL AND created_at < $1 LIMIT $2) \
+  AND response_status IS NULL AND created_at < $1";

@@ -12,7 +12,7 @@ use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
 use futures_util::future::{Ready, join, ready};
 use procflow_domain::ids::ApiKeyId;
 use procflow_domain::ports::RateLimiter;
-use procflow_domain::team::{KeyScope, Team};
+use procflow_domain::team::{ApiKey, KeyScope, Team};
 
 use crate::AppState;
 use crate::error::ApiError;
@@ -28,6 +28,17 @@ pub struct Caller {
     pub key: ApiKeyId,
     /// What the key may do.
     pub scope: KeyScope,
+}
+
+impl Caller {
+    /// The caller acting with `key`, of `team`.
+    fn of(key: &ApiKey, team: Team) -> Self {
+        Self {
+            team,
+            key: key.id,
+            scope: key.scope,
+        }
+    }
 }
 
 impl FromRequest for Caller {
@@ -91,11 +102,7 @@ async fn admit_then_call<B: MessageBody + 'static>(
         Err(error) => return Ok(request.error_response(error)),
     };
     if !writes && let Some((key, team)) = gate.last_admitted(&hash) {
-        let guess = Caller {
-            team,
-            key: key.id,
-            scope: key.scope,
-        };
+        let guess = Caller::of(&key, team);
         return read_beside_admission(request, next, gate.admit(limiter, hash), guess).await;
     }
     let admitted = match gate.admit(limiter, hash).await {
@@ -158,12 +165,7 @@ async fn read_beside_admission<B: MessageBody + 'static>(
 
 /// The caller and quota of an admitted request.
 fn caller_of(Admitted { key, team, quota }: Admitted) -> (Caller, Quota) {
-    let caller = Caller {
-        team,
-        key: key.id,
-        scope: key.scope,
-    };
-    (caller, quota)
+    (Caller::of(&key, team), quota)
 }
 
 /// Records the admitted `caller` and its `quota` in the request's extensions, for the

@@ -7,7 +7,7 @@ pub use procflow_wire::views::{
     RunTaskView, RunView, ScheduleView, ShareResultView, TemplateListView, TemplateTaskView,
     TemplateView, WebhookView, WebhookWithSecretView,
 };
-pub use procflow_wire::views::{WithElements, write_json};
+pub use procflow_wire::views::{WriteJson, write_json};
 pub use procflow_wire::{Data, List, Pagination};
 
 use actix_web::http::StatusCode;
@@ -42,8 +42,9 @@ pub fn list<'a, T: 'a, V: Serialize>(
     )
 }
 
-/// [`list`] of run tasks, their stored elements copied into place ([`write_json`]).
-pub fn list_tasks<'a, T: 'a, V: WithElements<'a>>(
+/// [`list`] of views written field by field ([`write_json`]: run tasks with their stored
+/// elements copied into place, inbox items, runs).
+pub fn list_written<'a, T: 'a, V: WriteJson>(
     page: &'a Page<T>,
     key: impl Fn(&T) -> Uuid,
     view: impl Fn(&'a T) -> V,
@@ -51,7 +52,7 @@ pub fn list_tasks<'a, T: 'a, V: WithElements<'a>>(
     list_within(
         page,
         key,
-        |item, body| write_json(view(item), body),
+        |item, body| write_json(&view(item), body),
         MAX_PAGE_BYTES,
     )
 }

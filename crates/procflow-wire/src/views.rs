@@ -30,4 +30,4 @@ pub use share::ShareResultView;
 pub use task::{RunTaskListView, RunTaskView, TemplateTaskView};
 pub use template::{SectionView, TemplateListView, TemplateView};
 pub use webhook::{DeliveryView, WebhookView, WebhookWithSecretView};
-pub use written::{WithElements, write_json};
+pub use written::{WriteJson, write_json};

@@ -28,7 +28,7 @@ pub async fn list(
         .procflow()
         .list_inbox(&caller.team, query.filter()?, query.page()?)
         .await?;
-    Ok(views::list_tasks(
+    Ok(views::list_written(
         &page,
         |item| item.task.id.as_uuid(),
         InboxTaskView::from,

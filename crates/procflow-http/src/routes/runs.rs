@@ -32,7 +32,11 @@ pub async fn list(
         .procflow()
         .list_runs(&caller.team, query.filter()?, query.page()?)
         .await?;
-    Ok(views::list(&page, |item| item.id.as_uuid(), RunView::from))
+    Ok(views::list_written(
+        &page,
+        |item| item.id.as_uuid(),
+        RunView::from,
+    ))
 }
 
 /// `POST /process-runs` (spec 4.6): 201 with the reduced run.

@@ -35,7 +35,7 @@ pub async fn list(
         .procflow()
         .list_tasks(&caller.team, params::run_id(&id)?, query.page()?)
         .await?;
-    Ok(views::list_tasks(
+    Ok(views::list_written(
         &page,
         |item| item.id.as_uuid(),
         RunTaskListView::from,

@@ -1,6 +1,14 @@
 //! The inbox (API contract 15.1) on PostgreSQL: a team's tasks across runs, served in order by
 //! the partial indexes `run_tasks_inbox_by_assignee` and `run_tasks_inbox` (migration
 //! `task_inbox`), each row joined to its run by primary key.
+//!
+//! Both statements are kept prepared under their text ([`ByText`]): the ordering key is SQL
+//! text (`sql::<Timestamptz>(KEY)`), which diesel takes for a statement it must prepare afresh
+//! at every execution, so PostgreSQL parsed and planned the page's join on every request, with
+//! a round trip more, where the floor plans it once (`docs/performance.md`, "The inbox's page
+//! kept prepared"). Their texts are a small fixed set, one per combination of filters given and
+//! a cursor or none (at most 96 for the page, 48 for the cursor's position): the values are
+//! binds.
 
 use diesel::dsl::sql;
 use diesel::prelude::*;
@@ -14,6 +22,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::PgStore;
+use super::by_text::ByText;
 use crate::error::db_error;
 use crate::rows::run::ListedTaskRow;
 use crate::schema::{run_tasks, runs};
@@ -74,13 +83,16 @@ pub(super) async fn list(
     if let Some(cursor) = page.cursor {
         // The cursor must name a task of this very list (as every list's does); its position
         // is its due date and id.
-        let position: Option<(Option<OffsetDateTime>, Uuid)> = admitted!(team, filter, now)
-            .filter(run_tasks::id.eq(cursor.id()))
-            .select((run_tasks::due_date, run_tasks::id))
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(db_error)?;
+        let position: Option<(Option<OffsetDateTime>, Uuid)> = ByText(
+            admitted!(team, filter, now)
+                .filter(run_tasks::id.eq(cursor.id()))
+                .select((run_tasks::due_date, run_tasks::id))
+                .limit(1),
+        )
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(db_error)?;
         let (due, id) = position.ok_or_else(Cursor::unknown)?;
         query = query.filter(
             sql::<Bool>(&format!("({KEY}, run_tasks.id) > (COALESCE("))
@@ -91,13 +103,15 @@ pub(super) async fn list(
         );
     }
     let size = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
-    let rows: Vec<(ListedTaskRow, String)> = query
-        .order((sql::<Timestamptz>(KEY).asc(), run_tasks::id.asc()))
-        .limit(size)
-        .select((ListedTaskRow::as_select(), runs::title))
-        .load(&mut conn)
-        .await
-        .map_err(db_error)?;
+    let rows: Vec<(ListedTaskRow, String)> = ByText(
+        query
+            .order((sql::<Timestamptz>(KEY).asc(), run_tasks::id.asc()))
+            .limit(size)
+            .select((ListedTaskRow::as_select(), runs::title)),
+    )
+    .load(&mut conn)
+    .await
+    .map_err(db_error)?;
     let tasks = rows
         .into_iter()
         .map(|(row, run_title)| {
@@ -110,4 +124,88 @@ pub(super) async fn list(
     Ok(Page::from_fetched(tasks, page.limit, |t| {
         t.task.id.as_uuid()
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::sql_types::{BigInt, Text};
+    use procflow_domain::ports::RunStore;
+    use procflow_domain::values::{Cursor, Limit};
+
+    use super::*;
+    use crate::PoolConfig;
+    use crate::testing::migrated_database;
+
+    #[derive(diesel::QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = BigInt)]
+        n: i64,
+    }
+
+    /// The inbox statements this session holds prepared.
+    async fn prepared(store: &PgStore) -> i64 {
+        let mut conn = store.conn().await.expect("connection");
+        let counted: Count = diesel::sql_query(
+            "SELECT count(*) AS n FROM pg_prepared_statements WHERE statement LIKE $1",
+        )
+        .bind::<Text, _>(format!("%ORDER BY {KEY}%"))
+        .get_result(&mut conn)
+        .await
+        .expect("pg_prepared_statements");
+        counted.n
+    }
+
+    #[tokio::test]
+    async fn the_inbox_page_is_prepared_once_and_kept() {
+        let db = migrated_database().await;
+        // One connection: every call below runs on the session `prepared` reads.
+        let store = PgStore::new(&PoolConfig {
+            max_size: 1,
+            ..PoolConfig::new(db.url())
+        })
+        .expect("pool");
+        let team = TeamId::from_uuid(Uuid::new_v4());
+        let filter = InboxFilter::default();
+        let now = OffsetDateTime::now_utc();
+        let first = PageRequest {
+            limit: Limit::default(),
+            cursor: None,
+        };
+        for _ in 0..3 {
+            let page = store.list_inbox(team, &filter, now, first).await;
+            assert_eq!(page.expect("page").items.len(), 0);
+        }
+        assert_eq!(prepared(&store).await, 1, "one page statement, kept");
+        // Another combination of filters is another text, kept beside the first.
+        let overdue = InboxFilter {
+            overdue: Some(true),
+            ..InboxFilter::default()
+        };
+        for _ in 0..2 {
+            store
+                .list_inbox(team, &overdue, now, first)
+                .await
+                .expect("page");
+        }
+        assert_eq!(prepared(&store).await, 2);
+        // A cursor's position is read by a statement kept the same way, SQL text in its
+        // filters or not (it names no task here: the answer is the unknown cursor's error).
+        let after = PageRequest {
+            cursor: Some(Cursor::after(Uuid::new_v4())),
+            ..first
+        };
+        for _ in 0..2 {
+            let error = store.list_inbox(team, &overdue, now, after).await;
+            assert!(error.is_err(), "{error:?}");
+        }
+        let mut conn = store.conn().await.expect("connection");
+        let positions: Count = diesel::sql_query(
+            "SELECT count(*) AS n FROM pg_prepared_statements \
+             WHERE statement LIKE '%\"run_tasks\".\"id\" = $%' AND statement NOT LIKE '%ORDER BY%'",
+        )
+        .get_result(&mut conn)
+        .await
+        .expect("pg_prepared_statements");
+        assert_eq!(positions.n, 1, "one position statement, kept");
+    }
 }

@@ -49,6 +49,33 @@ pub async fn execute(url: &str, sql: &str) {
         .unwrap_or_else(|err| panic!("procflow-postgres: {sql}: {err}"));
 }
 
+/// How many statements the session `conn` holds prepared whose text is `LIKE` `pattern`: how
+/// the store's tests check that a statement is kept prepared rather than parsed again.
+///
+/// # Panics
+/// When the query fails.
+#[expect(
+    clippy::panic,
+    reason = "test support fails loudly rather than skipping a test"
+)]
+pub async fn prepared_statements(conn: &mut diesel_async::AsyncPgConnection, pattern: &str) -> i64 {
+    use diesel_async::RunQueryDsl;
+
+    #[derive(diesel::QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let counted: Count = diesel::sql_query(
+        "SELECT count(*) AS n FROM pg_prepared_statements WHERE statement LIKE $1",
+    )
+    .bind::<diesel::sql_types::Text, _>(pattern)
+    .get_result(conn)
+    .await
+    .unwrap_or_else(|err| panic!("procflow-postgres: pg_prepared_statements: {err}"));
+    counted.n
+}
+
 /// The rows `sql` (a query without parameters) answers, each as a JSON object of its columns:
 /// how tests outside this crate read what the service stores without a database driver of
 /// their own.

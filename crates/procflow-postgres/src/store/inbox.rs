@@ -128,31 +128,17 @@ pub(super) async fn list(
 
 #[cfg(test)]
 mod tests {
-    use diesel::sql_types::{BigInt, Text};
     use procflow_domain::ports::RunStore;
     use procflow_domain::values::{Cursor, Limit};
 
     use super::*;
     use crate::PoolConfig;
-    use crate::testing::migrated_database;
+    use crate::testing::{migrated_database, prepared_statements};
 
-    #[derive(diesel::QueryableByName)]
-    struct Count {
-        #[diesel(sql_type = BigInt)]
-        n: i64,
-    }
-
-    /// The inbox statements this session holds prepared.
+    /// The inbox page statements this session holds prepared.
     async fn prepared(store: &PgStore) -> i64 {
         let mut conn = store.conn().await.expect("connection");
-        let counted: Count = diesel::sql_query(
-            "SELECT count(*) AS n FROM pg_prepared_statements WHERE statement LIKE $1",
-        )
-        .bind::<Text, _>(format!("%ORDER BY {KEY}%"))
-        .get_result(&mut conn)
-        .await
-        .expect("pg_prepared_statements");
-        counted.n
+        prepared_statements(&mut conn, &format!("%ORDER BY {KEY}%")).await
     }
 
     #[tokio::test]
@@ -199,13 +185,16 @@ mod tests {
             assert!(error.is_err(), "{error:?}");
         }
         let mut conn = store.conn().await.expect("connection");
-        let positions: Count = diesel::sql_query(
-            "SELECT count(*) AS n FROM pg_prepared_statements \
-             WHERE statement LIKE '%\"run_tasks\".\"id\" = $%' AND statement NOT LIKE '%ORDER BY%'",
+        let positions = prepared_statements(&mut conn, "%\"run_tasks\".\"id\" = $%").await;
+        let pages_with_a_cursor = prepared_statements(
+            &mut conn,
+            &format!("%\"run_tasks\".\"id\" = $%ORDER BY {KEY}%"),
         )
-        .get_result(&mut conn)
-        .await
-        .expect("pg_prepared_statements");
-        assert_eq!(positions.n, 1, "one position statement, kept");
+        .await;
+        assert_eq!(
+            positions - pages_with_a_cursor,
+            1,
+            "one position statement, kept"
+        );
     }
 }

@@ -25,6 +25,7 @@ mod run_links;
 mod runs;
 mod schedules;
 mod seconds;
+mod shared;
 mod sharing;
 mod signal;
 mod stats;
@@ -67,6 +68,9 @@ pub struct PgStore {
     plans: std::sync::Arc<plans::Plans>,
     known_tokens: std::sync::Arc<directory::KnownTokens>,
     documents: std::sync::Arc<documents::Documents>,
+    /// The pool's connection shared by statements that commit alone (`shared.rs`): each
+    /// pool its own.
+    shared: std::sync::Arc<shared::Shared>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -91,6 +95,7 @@ impl PgStore {
             plans: std::sync::Arc::default(),
             known_tokens: std::sync::Arc::default(),
             documents: std::sync::Arc::default(),
+            shared: std::sync::Arc::default(),
         })
     }
 
@@ -146,6 +151,7 @@ impl PgStore {
             plans: self.plans.clone(),
             known_tokens: self.known_tokens.clone(),
             documents: self.documents.clone(),
+            shared: std::sync::Arc::default(),
         }
     }
 

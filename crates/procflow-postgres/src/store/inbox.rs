@@ -13,7 +13,7 @@
 use diesel::dsl::sql;
 use diesel::prelude::*;
 use diesel::sql_types::{Bool, Nullable, Timestamptz};
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use procflow_domain::error::DomainResult;
 use procflow_domain::ids::TeamId;
 use procflow_domain::run::{InboxFilter, InboxTask};
@@ -78,7 +78,17 @@ pub(super) async fn list(
     now: OffsetDateTime,
     page: PageRequest,
 ) -> DomainResult<Page<InboxTask>> {
-    let mut conn = store.conn().await?;
+    let conn = store.shared_conn().await?;
+    conn.settle(list_on(&conn, team, filter, now, page).await)
+}
+
+async fn list_on(
+    mut conn: &AsyncPgConnection,
+    team: TeamId,
+    filter: &InboxFilter,
+    now: OffsetDateTime,
+    page: PageRequest,
+) -> DomainResult<Page<InboxTask>> {
     let mut query = admitted!(team, filter, now);
     if let Some(cursor) = page.cursor {
         // The cursor must name a task of this very list (as every list's does); its position

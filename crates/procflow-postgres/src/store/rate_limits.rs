@@ -21,7 +21,7 @@ use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{
     Array, BigInt, Bool, Bytea, Integer, Nullable, Text, Timestamptz, Untyped, Uuid as SqlUuid,
 };
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use procflow_domain::error::{DomainResult, StoreError};
 use procflow_domain::ports::{Admission, RateLimiter};
 use procflow_domain::team::{ApiKey, Subscription, Team};
@@ -263,10 +263,24 @@ impl RateLimiter for PgStore {
         limit: u32,
         window: Duration,
     ) -> DomainResult<Option<Admission>> {
-        let mut conn = self.conn().await?;
+        // Each statement commits alone: on the connection the reads beside it share.
+        let conn = self.shared_conn().await?;
+        conn.settle(self.admit_on(&conn, key_hash, now, limit, window).await)
+    }
+}
+
+impl PgStore {
+    async fn admit_on(
+        &self,
+        mut conn: &AsyncPgConnection,
+        key_hash: &[u8; 32],
+        now: OffsetDateTime,
+        limit: u32,
+        window: Duration,
+    ) -> DomainResult<Option<Admission>> {
         let Some(team) = self
             .known_tokens
-            .team_of(&conn, TokenKind::ApiKey, &hex(key_hash))
+            .team_of(conn, TokenKind::ApiKey, &hex(key_hash))
             .await
             .map_err(db_error)?
         else {

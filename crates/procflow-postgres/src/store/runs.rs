@@ -139,7 +139,7 @@ pub(super) async fn write_run(
 
 /// Runs with their sections.
 pub(super) async fn with_sections(
-    conn: &mut AsyncPgConnection,
+    conn: &AsyncPgConnection,
     team: TeamId,
     rows: Vec<RunRow>,
 ) -> DomainResult<Vec<Run>> {
@@ -283,6 +283,115 @@ pub(super) async fn insert_run(c: &AsyncPgConnection, new_run: &NewRun) -> Resul
     Ok(())
 }
 
+/// A page of a team's runs, newest first, with their sections.
+async fn list_runs_on(
+    mut conn: &AsyncPgConnection,
+    team: TeamId,
+    filter: RunFilter,
+    page: PageRequest,
+) -> DomainResult<Page<Run>> {
+    let mut query = filtered(team, filter);
+    if let Some(cursor) = page.cursor {
+        // The cursor's check rides in the page query: an unknown cursor empties the page,
+        // and only an empty page asks about the cursor alone.
+        query = query
+            .filter(runs::id.lt(cursor.id()))
+            .filter(diesel::dsl::exists(run_cursor(team, filter, cursor)));
+    }
+    // Run ids are UUIDv7: descending id is newest first.
+    let rows: Vec<RunRow> = query
+        .order(runs::id.desc())
+        .limit(page_size(page))
+        .select(RunRow::as_select())
+        .load(&mut conn)
+        .await
+        .map_err(db_error)?;
+    if rows.is_empty() {
+        if let Some(cursor) = page.cursor {
+            let known: Option<Uuid> = run_cursor(team, filter, cursor)
+                .first(&mut conn)
+                .await
+                .optional()
+                .map_err(db_error)?;
+            known.ok_or_else(Cursor::unknown)?;
+        }
+        return Ok(Page::from_fetched(Vec::new(), page.limit, |r: &Run| {
+            r.id.as_uuid()
+        }));
+    }
+    let runs = with_sections(conn, team, rows).await?;
+    Ok(Page::from_fetched(runs, page.limit, |r| r.id.as_uuid()))
+}
+
+/// A page of a run's tasks, by position.
+async fn list_tasks_on(
+    mut conn: &AsyncPgConnection,
+    team: TeamId,
+    run: RunId,
+    page: PageRequest,
+) -> DomainResult<Page<ListedTask>> {
+    let of_run = run_tasks::table
+        .filter(run_tasks::team_id.eq(team.as_uuid()))
+        .filter(run_tasks::run_id.eq(run.as_uuid()));
+    let mut query = of_run.into_boxed();
+    if let Some(cursor) = page.cursor {
+        // An unknown cursor has no position, which empties the page; only an empty page
+        // asks what is unknown.
+        let c = diesel::alias!(run_tasks as c);
+        let after = c
+            .filter(c.field(run_tasks::team_id).eq(team.as_uuid()))
+            .filter(c.field(run_tasks::run_id).eq(run.as_uuid()))
+            .filter(c.field(run_tasks::id).eq(cursor.id()))
+            .select(c.field(run_tasks::position))
+            .single_value();
+        query = query.filter(run_tasks::position.nullable().gt(after));
+    }
+    let rows: Vec<ListedTaskRow> = query
+        .order(run_tasks::position)
+        .limit(page_size(page))
+        .select(ListedTaskRow::as_select())
+        .load(&mut conn)
+        .await
+        .map_err(db_error)?;
+    // Every run has tasks: an empty page is an unknown run (404), an unknown cursor (400),
+    // or the end of the list after the last task.
+    if rows.is_empty() {
+        let cursor_known = match page.cursor {
+            Some(cursor) => task_row(conn, team, run, TaskId::from_uuid(cursor.id()))
+                .await?
+                .is_some(),
+            None => false,
+        };
+        if !cursor_known {
+            run_header(conn, team, run, false).await?;
+            if page.cursor.is_some() {
+                return Err(Cursor::unknown().into());
+            }
+        }
+    }
+    let tasks = rows
+        .into_iter()
+        .map(ListedTaskRow::into_domain)
+        .collect::<DomainResult<Vec<_>>>()?;
+    Ok(Page::from_fetched(tasks, page.limit, |t| t.id.as_uuid()))
+}
+
+/// A task of a run: not found as the run when the run is unknown, else as the task.
+async fn get_task_on(
+    conn: &AsyncPgConnection,
+    team: TeamId,
+    run: RunId,
+    task: TaskId,
+) -> DomainResult<RunTask> {
+    match task_row(conn, team, run, task).await? {
+        Some(row) => row.into_domain(),
+        None => {
+            run_header(conn, team, run, false).await?;
+            Err(not_found(Resource::Task))
+        }
+    }
+}
+
 #[async_trait]
 impl RunStore for PgStore {
     async fn create_run(&self, new_run: &NewRun) -> DomainResult<()> {
@@ -308,13 +417,15 @@ impl RunStore for PgStore {
     }
 
     async fn get_run(&self, team: TeamId, id: RunId) -> DomainResult<Run> {
-        let conn = self.conn().await?;
+        let conn = self.shared_conn().await?;
         // Independent reads, pipelined: one round trip for both.
-        let (row, sections) = try_join(
-            run_header(&conn, team, id, false),
-            sections_of_runs(&conn, team, &[id.as_uuid()]),
-        )
-        .await?;
+        let (row, sections) = conn.settle(
+            try_join(
+                run_header(&conn, team, id, false),
+                sections_of_runs(&conn, team, &[id.as_uuid()]),
+            )
+            .await,
+        )?;
         row.into_domain(sections.into_iter().map(|(_, s)| s).collect())
     }
 
@@ -324,38 +435,8 @@ impl RunStore for PgStore {
         filter: RunFilter,
         page: PageRequest,
     ) -> DomainResult<Page<Run>> {
-        let mut conn = self.conn().await?;
-        let mut query = filtered(team, filter);
-        if let Some(cursor) = page.cursor {
-            // The cursor's check rides in the page query: an unknown cursor empties the page,
-            // and only an empty page asks about the cursor alone.
-            query = query
-                .filter(runs::id.lt(cursor.id()))
-                .filter(diesel::dsl::exists(run_cursor(team, filter, cursor)));
-        }
-        // Run ids are UUIDv7: descending id is newest first.
-        let rows: Vec<RunRow> = query
-            .order(runs::id.desc())
-            .limit(page_size(page))
-            .select(RunRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(db_error)?;
-        if rows.is_empty() {
-            if let Some(cursor) = page.cursor {
-                let known: Option<Uuid> = run_cursor(team, filter, cursor)
-                    .first(&mut conn)
-                    .await
-                    .optional()
-                    .map_err(db_error)?;
-                known.ok_or_else(Cursor::unknown)?;
-            }
-            return Ok(Page::from_fetched(Vec::new(), page.limit, |r: &Run| {
-                r.id.as_uuid()
-            }));
-        }
-        let runs = with_sections(&mut conn, team, rows).await?;
-        Ok(Page::from_fetched(runs, page.limit, |r| r.id.as_uuid()))
+        let conn = self.shared_conn().await?;
+        conn.settle(list_runs_on(&conn, team, filter, page).await)
     }
 
     async fn list_tasks(
@@ -364,51 +445,8 @@ impl RunStore for PgStore {
         run: RunId,
         page: PageRequest,
     ) -> DomainResult<Page<ListedTask>> {
-        let mut conn = self.conn().await?;
-        let of_run = run_tasks::table
-            .filter(run_tasks::team_id.eq(team.as_uuid()))
-            .filter(run_tasks::run_id.eq(run.as_uuid()));
-        let mut query = of_run.into_boxed();
-        if let Some(cursor) = page.cursor {
-            // An unknown cursor has no position, which empties the page; only an empty page
-            // asks what is unknown.
-            let c = diesel::alias!(run_tasks as c);
-            let after = c
-                .filter(c.field(run_tasks::team_id).eq(team.as_uuid()))
-                .filter(c.field(run_tasks::run_id).eq(run.as_uuid()))
-                .filter(c.field(run_tasks::id).eq(cursor.id()))
-                .select(c.field(run_tasks::position))
-                .single_value();
-            query = query.filter(run_tasks::position.nullable().gt(after));
-        }
-        let rows: Vec<ListedTaskRow> = query
-            .order(run_tasks::position)
-            .limit(page_size(page))
-            .select(ListedTaskRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(db_error)?;
-        // Every run has tasks: an empty page is an unknown run (404), an unknown cursor (400),
-        // or the end of the list after the last task.
-        if rows.is_empty() {
-            let cursor_known = match page.cursor {
-                Some(cursor) => task_row(&conn, team, run, TaskId::from_uuid(cursor.id()))
-                    .await?
-                    .is_some(),
-                None => false,
-            };
-            if !cursor_known {
-                run_header(&conn, team, run, false).await?;
-                if page.cursor.is_some() {
-                    return Err(Cursor::unknown().into());
-                }
-            }
-        }
-        let tasks = rows
-            .into_iter()
-            .map(ListedTaskRow::into_domain)
-            .collect::<DomainResult<Vec<_>>>()?;
-        Ok(Page::from_fetched(tasks, page.limit, |t| t.id.as_uuid()))
+        let conn = self.shared_conn().await?;
+        conn.settle(list_tasks_on(&conn, team, run, page).await)
     }
 
     async fn list_inbox(
@@ -422,14 +460,8 @@ impl RunStore for PgStore {
     }
 
     async fn get_task(&self, team: TeamId, run: RunId, task: TaskId) -> DomainResult<RunTask> {
-        let conn = self.conn().await?;
-        match task_row(&conn, team, run, task).await? {
-            Some(row) => row.into_domain(),
-            None => {
-                run_header(&conn, team, run, false).await?;
-                Err(not_found(Resource::Task))
-            }
-        }
+        let conn = self.shared_conn().await?;
+        conn.settle(get_task_on(&conn, team, run, task).await)
     }
 
     async fn update_task(

@@ -1,0 +1,281 @@
+//! One connection of a pool shared by the statements that commit alone (the admission, the
+//! reads of single resources and lists), so that the requests in flight on a worker send
+//! theirs together, pipelined, instead of each on a connection of its own.
+//!
+//! A read's request runs two such statements at once (the admission beside the read,
+//! `procflow-http` `auth`), and two or more requests are in flight on a worker under load: on
+//! connections of their own, each statement cost PostgreSQL a backend woken, a message read
+//! and an answer written, and the server a write and a read of its own. On one connection,
+//! tokio-postgres writes whatever statements are waiting in one go, and one backend answers
+//! them in turn (`docs/performance.md`, "Reads and admissions on one connection").
+//!
+//! Every statement sent here must commit alone: no transaction can begin on a shared
+//! connection (diesel-async runs none through a `&AsyncPgConnection`), and none of these
+//! statements waits on a lock longer than an admission's row update, so none holds the
+//! others up for long. A connection that fails is given back (the pool drops it when it is
+//! broken) and the next statement takes another. A pool of one connection shares nothing: its
+//! only connection must stay free for transactions.
+
+use std::ops::Deref;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use diesel_async::AsyncPgConnection;
+use diesel_async::pooled_connection::PoolableConnection;
+use diesel_async::pooled_connection::deadpool::Object;
+use procflow_domain::error::{DomainError, DomainResult, StoreError};
+
+use super::PgStore;
+
+type Pooled = Arc<Object<AsyncPgConnection>>;
+
+/// The connection a store shares, once one was taken from its pool.
+#[derive(Default)]
+pub(super) struct Shared {
+    slot: Mutex<Option<Pooled>>,
+    /// Held while a connection is taken from the pool to share, so that the requests that
+    /// find none shared take one between them, not one each.
+    taking: tokio::sync::Mutex<()>,
+}
+
+impl Shared {
+    /// The connection shared now, if any. One that nobody uses and that broke (its socket
+    /// closed) is given back first.
+    fn current(&self) -> Option<Pooled> {
+        let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(conn) = slot.as_mut()
+            && let Some(alone) = Arc::get_mut(conn)
+            && PoolableConnection::is_broken(&mut **alone)
+        {
+            *slot = None;
+        }
+        slot.clone()
+    }
+
+    /// Shares `fresh`.
+    fn share(&self, fresh: Pooled) {
+        *self.slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(fresh);
+    }
+
+    /// Stops sharing `failed`, if it is still the one shared: its users keep it until they
+    /// are done, then the pool takes it back (and drops it if it broke).
+    fn forget(&self, failed: &Pooled) {
+        let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
+        if slot.as_ref().is_some_and(|conn| Arc::ptr_eq(conn, failed)) {
+            *slot = None;
+        }
+    }
+}
+
+/// A connection for statements that commit alone: the store's shared one, or one of the pool
+/// of its own when the pool holds a single connection (`home` is then `None`).
+pub(super) struct SharedConn {
+    conn: Pooled,
+    home: Option<Arc<Shared>>,
+}
+
+impl Deref for SharedConn {
+    type Target = AsyncPgConnection;
+
+    fn deref(&self) -> &AsyncPgConnection {
+        &self.conn
+    }
+}
+
+impl SharedConn {
+    /// `result` of the statements run on this connection, passed on; a shared connection that
+    /// failed them (lost, or any other reason the store calls it unavailable) is no longer
+    /// shared, so that the next statements go to another.
+    pub(super) fn settle<T>(&self, result: DomainResult<T>) -> DomainResult<T> {
+        if let (Some(home), Err(DomainError::Store(StoreError::Unavailable(_)))) =
+            (&self.home, &result)
+        {
+            tracing::warn!("a shared database connection failed: the next statements take another");
+            home.forget(&self.conn);
+        }
+        result
+    }
+}
+
+impl PgStore {
+    /// The connection for statements that commit alone (see the module's documentation).
+    ///
+    /// # Errors
+    /// `Unavailable` when the pool has no connection to give in time.
+    pub(super) async fn shared_conn(&self) -> DomainResult<SharedConn> {
+        if self.pool.status().max_size < 2 {
+            let own = self.conn().await?;
+            return Ok(SharedConn {
+                conn: Arc::new(own),
+                home: None,
+            });
+        }
+        let conn = match self.shared.current() {
+            Some(conn) => conn,
+            None => {
+                let _taking = self.shared.taking.lock().await;
+                match self.shared.current() {
+                    Some(conn) => conn,
+                    None => {
+                        let fresh = Arc::new(self.conn().await?);
+                        self.shared.share(fresh.clone());
+                        fresh
+                    }
+                }
+            }
+        };
+        Ok(SharedConn {
+            conn,
+            home: Some(self.shared.clone()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use diesel::dsl::sql;
+    use diesel::sql_types::Integer;
+    use diesel_async::{AsyncConnection, RunQueryDsl};
+    use futures_util::future::join_all;
+    use procflow_domain::ids::TeamId;
+    use procflow_domain::ports::{RateLimiter, RunStore};
+    use procflow_domain::run::RunFilter;
+    use procflow_domain::values::{Limit, PageRequest};
+    use time::OffsetDateTime;
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::PoolConfig;
+    use crate::testing::migrated_database;
+
+    fn store(url: &str, max_size: usize) -> PgStore {
+        PgStore::new(&PoolConfig {
+            max_size,
+            // A request that waits for a connection the shared one kept fails fast.
+            timeout: Duration::from_millis(500),
+            ..PoolConfig::new(url)
+        })
+        .expect("pool")
+    }
+
+    /// A read that commits alone: a page of an unknown team's runs (empty).
+    async fn read(store: &PgStore) -> DomainResult<usize> {
+        let page = PageRequest {
+            limit: Limit::default(),
+            cursor: None,
+        };
+        let team = TeamId::from_uuid(Uuid::new_v4());
+        let runs = store.list_runs(team, RunFilter::default(), page).await?;
+        Ok(runs.items.len())
+    }
+
+    /// An admission of an unknown key (no one admitted).
+    async fn admit(store: &PgStore) -> DomainResult<bool> {
+        let admission = store
+            .admit(
+                &[7; 32],
+                OffsetDateTime::now_utc(),
+                10,
+                time::Duration::MINUTE,
+            )
+            .await?;
+        Ok(admission.is_some())
+    }
+
+    async fn backend_of(conn: &AsyncPgConnection) -> i32 {
+        diesel::select(sql::<Integer>("pg_backend_pid()"))
+            .get_result(&mut &*conn)
+            .await
+            .expect("backend")
+    }
+
+    async fn terminate(url: &str, backend: i32) {
+        let mut admin = AsyncPgConnection::establish(url).await.expect("connect");
+        let done: bool = diesel::select(sql::<diesel::sql_types::Bool>(&format!(
+            "pg_terminate_backend({backend}, 5000)"
+        )))
+        .get_result(&mut admin)
+        .await
+        .expect("terminate");
+        assert!(done, "backend {backend} terminated");
+    }
+
+    #[tokio::test]
+    async fn reads_and_admissions_in_flight_together_share_one_connection() {
+        let db = migrated_database().await;
+        let store = store(db.url(), 4);
+        let reads = join_all((0..8).map(|_| read(&store))).await;
+        let admissions = join_all((0..8).map(|_| admit(&store))).await;
+        let both = futures_util::future::join(read(&store), admit(&store)).await;
+        assert!(reads.iter().all(|r| matches!(r, Ok(0))), "{reads:?}");
+        assert!(
+            admissions.iter().all(|a| matches!(a, Ok(false))),
+            "{admissions:?}"
+        );
+        assert!(matches!(both, (Ok(0), Ok(false))), "{both:?}");
+        // On connections of their own, eight reads at once would have opened all four.
+        let status = store.status();
+        assert_eq!((status.size, status.available), (1, 0), "{status:?}");
+    }
+
+    #[tokio::test]
+    async fn a_pool_of_one_shares_nothing_and_keeps_its_connection_free_for_transactions() {
+        let db = migrated_database().await;
+        let store = store(db.url(), 1);
+        assert_eq!(read(&store).await.expect("read"), 0);
+        assert!(!admit(&store).await.expect("admission"));
+        let status = store.status();
+        assert_eq!((status.size, status.available), (1, 1), "{status:?}");
+        // A write's transaction gets the pool's connection.
+        let mut conn = store.conn().await.expect("the only connection");
+        conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+            diesel::sql_query("SELECT 1").execute(conn).await
+        })
+        .await
+        .expect("transaction");
+    }
+
+    #[tokio::test]
+    async fn a_shared_connection_that_failed_a_statement_is_replaced_for_the_next() {
+        let db = migrated_database().await;
+        let store = store(db.url(), 2);
+        let held = store.shared_conn().await.expect("shared");
+        let backend = backend_of(&held).await;
+        terminate(db.url(), backend).await;
+        // The connection is still held here, so it cannot be found broken while unused: the
+        // statement that fails on it is what stops its sharing.
+        let failed = read(&store).await;
+        assert!(
+            matches!(failed, Err(DomainError::Store(StoreError::Unavailable(_)))),
+            "{failed:?}"
+        );
+        assert_eq!(read(&store).await.expect("read on another"), 0);
+        let next = store.shared_conn().await.expect("shared");
+        assert_ne!(backend_of(&next).await, backend);
+        drop(held);
+    }
+
+    #[tokio::test]
+    async fn a_shared_connection_found_broken_while_unused_is_replaced_before_a_statement_fails() {
+        let db = migrated_database().await;
+        let store = store(db.url(), 2);
+        let backend = backend_of(&store.shared_conn().await.expect("shared")).await;
+        terminate(db.url(), backend).await;
+        // The connection's task notices the closed socket on its own: wait for that event, no
+        // statement sent meanwhile (up to 10 s).
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        let broken = || {
+            let mut slot = store.shared.slot.lock().unwrap();
+            let conn = Arc::get_mut(slot.as_mut().expect("shared")).expect("unused");
+            PoolableConnection::is_broken(&mut **conn)
+        };
+        while !broken() {
+            assert!(tokio::time::Instant::now() < deadline, "never seen closed");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(read(&store).await.expect("read"), 0);
+        let next = store.shared_conn().await.expect("shared");
+        assert_ne!(backend_of(&next).await, backend);
+    }
+}

@@ -82,6 +82,7 @@ pub(super) async fn list(
     conn.settle(list_on(&conn, team, filter, now, page).await)
 }
 
+/// The inbox's page (and its cursor's position) on `conn`, each statement committing alone.
 async fn list_on(
     mut conn: &AsyncPgConnection,
     team: TeamId,

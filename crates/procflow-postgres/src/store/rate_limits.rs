@@ -270,6 +270,7 @@ impl RateLimiter for PgStore {
 }
 
 impl PgStore {
+    /// The admission's statements on `conn`, each committing alone.
     async fn admit_on(
         &self,
         mut conn: &AsyncPgConnection,

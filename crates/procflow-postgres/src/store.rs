@@ -95,7 +95,7 @@ impl PgStore {
             plans: std::sync::Arc::default(),
             known_tokens: std::sync::Arc::default(),
             documents: std::sync::Arc::default(),
-            shared: std::sync::Arc::default(),
+            shared: std::sync::Arc::new(shared::Shared::for_pool(config.max_size)),
         })
     }
 
@@ -143,6 +143,7 @@ impl PgStore {
         pool: PgPool,
         worker_pools: std::sync::Arc<std::sync::Mutex<Vec<WeakPgPool>>>,
     ) -> Self {
+        let shared = shared::Shared::for_pool(pool.status().max_size);
         Self {
             pool,
             config: self.config.clone(),
@@ -151,7 +152,7 @@ impl PgStore {
             plans: self.plans.clone(),
             known_tokens: self.known_tokens.clone(),
             documents: self.documents.clone(),
-            shared: std::sync::Arc::default(),
+            shared: std::sync::Arc::new(shared),
         }
     }
 

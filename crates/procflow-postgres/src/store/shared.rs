@@ -29,8 +29,10 @@ use super::PgStore;
 type Pooled = Arc<Object<AsyncPgConnection>>;
 
 /// The connection a store shares, once one was taken from its pool.
-#[derive(Default)]
 pub(super) struct Shared {
+    /// Whether the pool has two connections or more: fixed with the pool, so the hot path
+    /// reads it rather than asking the pool.
+    enabled: bool,
     slot: Mutex<Option<Pooled>>,
     /// Held while a connection is taken from the pool to share, so that the requests that
     /// find none shared take one between them, not one each.
@@ -38,6 +40,15 @@ pub(super) struct Shared {
 }
 
 impl Shared {
+    /// Sharing for a pool of `max_size` connections: none below two.
+    pub(super) fn for_pool(max_size: usize) -> Self {
+        Self {
+            enabled: max_size >= 2,
+            slot: Mutex::default(),
+            taking: tokio::sync::Mutex::default(),
+        }
+    }
+
     /// The connection shared now, if any. One that nobody uses and that broke (its socket
     /// closed) is given back first.
     fn current(&self) -> Option<Pooled> {
@@ -102,7 +113,7 @@ impl PgStore {
     /// # Errors
     /// `Unavailable` when the pool has no connection to give in time.
     pub(super) async fn shared_conn(&self) -> DomainResult<SharedConn> {
-        if self.pool.status().max_size < 2 {
+        if !self.shared.enabled {
             let own = self.conn().await?;
             return Ok(SharedConn {
                 conn: Arc::new(own),

@@ -115,7 +115,7 @@ impl Attachment {
     /// The SHA-256 in lower-case hex.
     #[must_use]
     pub fn sha256_hex(&self) -> String {
-        hex(&self.sha256)
+        hex::encode(self.sha256)
     }
 
     /// What its event carries.
@@ -129,20 +129,6 @@ impl Attachment {
             size: self.size,
         }
     }
-}
-
-/// Lower-case hex of `bytes`.
-///
-/// ```
-/// assert_eq!(procflow_domain::attachment::hex(&[0, 171, 255]), "00abff");
-/// ```
-#[must_use]
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes.iter().fold(String::new(), |mut out, b| {
-        let _ = write!(out, "{b:02x}");
-        out
-    })
 }
 
 /// An attachment as `task.attachment_added` carries it.

@@ -301,7 +301,7 @@ async fn replay_upload(
     // Hashed on the request's thread, as it comes: a retry is rare, and its file at most the
     // upload limit.
     let retried = crate::upload::file_sha256(http, body, max_bytes).await;
-    if retried.is_some_and(|digest| procflow_domain::attachment::hex(&digest) == first) {
+    if retried.is_some_and(|digest| hex::encode(digest) == first) {
         replay(stored)
     } else {
         Err(ApiError::idempotency_key_reused())

@@ -70,10 +70,7 @@ impl ShareToken {
     #[must_use]
     pub fn digest(&self) -> String {
         use sha2::{Digest, Sha256};
-        Sha256::digest(self.0.as_bytes())
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect()
+        hex::encode(Sha256::digest(self.0.as_bytes()))
     }
 }
 

@@ -118,7 +118,7 @@ pub(super) fn refused(until: time::OffsetDateTime) -> RateDecision {
 /// itself never reaches the store).
 pub(super) fn token_tag(token: &ShareToken) -> String {
     let digest = Sha256::digest(token.expose().as_bytes());
-    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(&digest[..8])
 }
 
 /// An IPv4 address as it is; an IPv6 address by its /64 network (IPv4-mapped ones as IPv4).

@@ -1,7 +1,7 @@
 //! Rows of `task_attachments`.
 
 use diesel::prelude::*;
-use procflow_domain::attachment::{Attachment, hex};
+use procflow_domain::attachment::Attachment;
 use procflow_domain::error::DomainError;
 use procflow_domain::ids::{AttachmentId, RunId, TaskId, TeamId};
 use time::OffsetDateTime;
@@ -35,13 +35,7 @@ pub(crate) struct AttachmentRow {
 
 fn unhex(text: &str) -> Option<[u8; 32]> {
     let mut out = [0u8; 32];
-    if text.len() != 64 {
-        return None;
-    }
-    for (i, slot) in out.iter_mut().enumerate() {
-        *slot = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    Some(out)
+    hex::decode_to_slice(text, &mut out).ok().map(|()| out)
 }
 
 impl AttachmentRow {
@@ -54,7 +48,7 @@ impl AttachmentRow {
             filename: attachment.filename.clone(),
             content_type: attachment.content_type.clone(),
             size: i64::try_from(attachment.size).unwrap_or(i64::MAX),
-            sha256: hex(&attachment.sha256),
+            sha256: hex::encode(attachment.sha256),
             author: attachment.uploaded_by.to_string(),
             author_email: attachment.uploader_email.as_ref().map(ToString::to_string),
             created_at: attachment.created_at,
@@ -111,7 +105,7 @@ mod tests {
     #[test]
     fn a_digest_reads_back_as_written() {
         let digest: [u8; 32] = std::array::from_fn(|i| u8::try_from(i * 7).unwrap());
-        assert_eq!(unhex(&hex(&digest)), Some(digest));
+        assert_eq!(unhex(&hex::encode(digest)), Some(digest));
         assert_eq!(unhex("zz"), None);
     }
 }

@@ -37,15 +37,6 @@ impl TokenKind {
     }
 }
 
-/// The lowercase hex of a digest, as the directory keeps it.
-pub(super) fn hex(digest: &[u8]) -> String {
-    use std::fmt::Write as _;
-    digest.iter().fold(String::with_capacity(64), |mut out, b| {
-        let _ = write!(out, "{b:02x}");
-        out
-    })
-}
-
 /// The team the token of `kind` with `digest` (hex) names, if any.
 async fn team_of(
     mut conn: &AsyncPgConnection,

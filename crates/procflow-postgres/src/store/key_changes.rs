@@ -112,15 +112,7 @@ async fn listen_once(
 /// The change a notification's payload names: a key's hash in hex, or anything.
 fn change_of(payload: &str) -> KeyChange {
     let mut hash = [0; 32];
-    let parsed = payload.len() == 64
-        && hash.iter_mut().enumerate().all(|(i, byte)| {
-            payload
-                .get(2 * i..2 * i + 2)
-                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
-                .map(|value| *byte = value)
-                .is_some()
-        });
-    if parsed {
+    if hex::decode_to_slice(payload, &mut hash).is_ok() {
         KeyChange::Revoked(hash)
     } else {
         KeyChange::Any
@@ -136,7 +128,7 @@ mod tests {
         let mut hash = [0u8; 32];
         hash[0] = 0xab;
         hash[31] = 0x01;
-        let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+        let hex = hex::encode(hash);
         assert_eq!(change_of(&hex), KeyChange::Revoked(hash));
         assert_eq!(change_of(""), KeyChange::Any);
         assert_eq!(change_of(&hex[..62]), KeyChange::Any);

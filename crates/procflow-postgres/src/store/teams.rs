@@ -10,7 +10,7 @@ use procflow_domain::team::{ApiKey, Member, Role, Subscription, Team};
 use procflow_domain::values::Email;
 use time::OffsetDateTime;
 
-use super::directory::{self, TokenKind, hex};
+use super::directory::{self, TokenKind};
 use super::key_changes::KEYS_CHANNEL;
 use super::{PgStore, not_found};
 use crate::error::{Failure, db_error};
@@ -23,7 +23,7 @@ impl TeamStore for PgStore {
         let conn = self.conn().await?;
         let Some(team) = self
             .known_tokens
-            .team_of(&conn, TokenKind::ApiKey, &hex(key_hash))
+            .team_of(&conn, TokenKind::ApiKey, &hex::encode(key_hash))
             .await
             .map_err(db_error)?
         else {
@@ -172,7 +172,7 @@ impl TeamStore for PgStore {
                 directory::enter(
                     conn,
                     TokenKind::ApiKey,
-                    &hex(key_hash),
+                    &hex::encode(key_hash),
                     key.team_id.as_uuid(),
                 )
                 .await?;
@@ -186,8 +186,11 @@ impl TeamStore for PgStore {
             })
             .await;
         if inserted.is_ok() {
-            self.known_tokens
-                .remember(TokenKind::ApiKey, &hex(key_hash), key.team_id.as_uuid());
+            self.known_tokens.remember(
+                TokenKind::ApiKey,
+                &hex::encode(key_hash),
+                key.team_id.as_uuid(),
+            );
         }
         match inserted {
             Err(diesel::result::Error::DatabaseError(
@@ -227,7 +230,7 @@ impl TeamStore for PgStore {
             .await
             .map_err(db_error)?;
         if let Some(hash) = <[Vec<u8>]>::first(&revoked) {
-            notify_key_change(&mut conn, &hex(hash)).await;
+            notify_key_change(&mut conn, &hex::encode(hash)).await;
             return Ok(());
         }
         // Revoking a revoked key is a no-op; a key of another team is not found.

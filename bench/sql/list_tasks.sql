@@ -2,7 +2,7 @@
 --   (the 50 tasks of one run, each with its 3 form fields).
 --
 -- The statements procflow runs for that request (captured with log_statement=all; see
--- crates/procflow-postgres/src/store/runs.rs, list_tasks), each in autocommit: the admission
+-- crates/procflow-postgres/src/store/task_page.rs, FirstTasks), each in autocommit: the admission
 -- (API key lookup and rate-limit decision in one statement), the run's tasks by position
 -- (limit + 1 = 51 rows asked, 50 found).
 --

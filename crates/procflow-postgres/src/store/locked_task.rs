@@ -14,26 +14,23 @@ use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{BigInt, Uuid as SqlUuid};
 use uuid::Uuid;
 
+use super::columns::run_task_columns;
 use crate::rows::run::{RunHeaderRow, RunTaskRow};
 
 /// `SELECT <run header>, <task> FROM runs JOIN run_tasks ... FOR UPDATE` up to its first bind;
 /// then the team, the run, the task and the limit (1, a bind as in diesel's own `first`), each
 /// bind followed by the text of `AFTER` at its position.
-const SELECT: &str = "SELECT \"runs\".\"team_id\", \"runs\".\"id\", \"runs\".\"template_id\", \
+const SELECT: &str = concat!(
+    "SELECT \"runs\".\"team_id\", \"runs\".\"id\", \"runs\".\"template_id\", \
 \"runs\".\"template_version\", \"runs\".\"title\", \"runs\".\"status\", \"runs\".\"started_by\", \
 \"runs\".\"timezone\", \"runs\".\"due_date\", \"runs\".\"is_shared\", \"runs\".\"open_tasks\", \
 \"runs\".\"created_at\", \"runs\".\"updated_at\", \"runs\".\"completed_at\", \
-\"runs\".\"logic_state\", \"run_tasks\".\"team_id\", \"run_tasks\".\"run_id\", \
-\"run_tasks\".\"id\", \"run_tasks\".\"template_task_id\", \"run_tasks\".\"section_id\", \
-\"run_tasks\".\"title\", \"run_tasks\".\"position\", \"run_tasks\".\"state\", \
-\"run_tasks\".\"completed_at\", \"run_tasks\".\"completed_by\", \"run_tasks\".\"assignee\", \
-\"run_tasks\".\"is_essential\", \"run_tasks\".\"task_type\", \"run_tasks\".\"due_date\", \
-\"run_tasks\".\"webhook_enabled\", \"run_tasks\".\"decision\", \"run_tasks\".\"comment\", \
-\"run_tasks\".\"custom_elements\", \"run_tasks\".\"created_at\", \"run_tasks\".\"reference\", \
-\"run_tasks\".\"depends_on\", \"run_tasks\".\"hidden\", \"run_tasks\".\"blocked\" \
-FROM (\"runs\" INNER JOIN \"run_tasks\" ON ((\"run_tasks\".\"team_id\" = \"runs\".\"team_id\") \
+\"runs\".\"logic_state\", ",
+    run_task_columns!(),
+    " FROM (\"runs\" INNER JOIN \"run_tasks\" ON ((\"run_tasks\".\"team_id\" = \"runs\".\"team_id\") \
 AND (\"run_tasks\".\"run_id\" = \"runs\".\"id\"))) \
-WHERE (((\"runs\".\"team_id\" = ";
+WHERE (((\"runs\".\"team_id\" = "
+);
 
 /// The text after each bind, in the binds' order.
 const AFTER: [&str; 4] = [

@@ -21,6 +21,7 @@ use super::flags::write_flags;
 use super::keyed_update::KeyedUpdate;
 use super::locked_task::LockedRunAndTask;
 use super::plans::Plans;
+use super::task_page::{FirstTasks, TasksAfter};
 use super::transaction::Transaction;
 use super::unnest::{InsertRunSections, InsertRunTasks};
 use super::{PgStore, append_events, batch, not_found, sections_of_runs, sharing};
@@ -330,29 +331,22 @@ async fn list_tasks_on(
     run: RunId,
     page: PageRequest,
 ) -> DomainResult<Page<ListedTask>> {
-    let of_run = run_tasks::table
-        .filter(run_tasks::team_id.eq(team.as_uuid()))
-        .filter(run_tasks::run_id.eq(run.as_uuid()));
-    let mut query = of_run.into_boxed();
-    if let Some(cursor) = page.cursor {
-        // An unknown cursor has no position, which empties the page; only an empty page
-        // asks what is unknown.
-        let c = diesel::alias!(run_tasks as c);
-        let after = c
-            .filter(c.field(run_tasks::team_id).eq(team.as_uuid()))
-            .filter(c.field(run_tasks::run_id).eq(run.as_uuid()))
-            .filter(c.field(run_tasks::id).eq(cursor.id()))
-            .select(c.field(run_tasks::position))
-            .single_value();
-        query = query.filter(run_tasks::position.nullable().gt(after));
+    let (team_id, run_id, limit) = (team.as_uuid(), run.as_uuid(), page_size(page));
+    // An unknown cursor has no position, which empties the page; only an empty page asks
+    // what is unknown.
+    let rows: Vec<ListedTaskRow> = match page.cursor {
+        None => {
+            FirstTasks::new(team_id, run_id, limit)
+                .load(&mut conn)
+                .await
+        }
+        Some(cursor) => {
+            TasksAfter::new(team_id, run_id, cursor.id(), limit)
+                .load(&mut conn)
+                .await
+        }
     }
-    let rows: Vec<ListedTaskRow> = query
-        .order(run_tasks::position)
-        .limit(page_size(page))
-        .select(ListedTaskRow::as_select())
-        .load(&mut conn)
-        .await
-        .map_err(db_error)?;
+    .map_err(db_error)?;
     // Every run has tasks: an empty page is an unknown run (404), an unknown cursor (400),
     // or the end of the list after the last task.
     if rows.is_empty() {

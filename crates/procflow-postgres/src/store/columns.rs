@@ -1,0 +1,18 @@
+//! Column lists of statements written as fixed text, as diesel's query builder writes the same
+//! selections. Each statement that uses one compares its whole text with diesel's in a test.
+
+/// `RunTaskRow`'s selection (`RunTaskRow::as_select()`), a string literal for `concat!`.
+macro_rules! run_task_columns {
+    () => {
+        "\"run_tasks\".\"team_id\", \"run_tasks\".\"run_id\", \"run_tasks\".\"id\", \
+\"run_tasks\".\"template_task_id\", \"run_tasks\".\"section_id\", \"run_tasks\".\"title\", \
+\"run_tasks\".\"position\", \"run_tasks\".\"state\", \"run_tasks\".\"completed_at\", \
+\"run_tasks\".\"completed_by\", \"run_tasks\".\"assignee\", \"run_tasks\".\"is_essential\", \
+\"run_tasks\".\"task_type\", \"run_tasks\".\"due_date\", \"run_tasks\".\"webhook_enabled\", \
+\"run_tasks\".\"decision\", \"run_tasks\".\"comment\", \"run_tasks\".\"custom_elements\", \
+\"run_tasks\".\"created_at\", \"run_tasks\".\"reference\", \"run_tasks\".\"depends_on\", \
+\"run_tasks\".\"hidden\", \"run_tasks\".\"blocked\""
+    };
+}
+
+pub(super) use run_task_columns;

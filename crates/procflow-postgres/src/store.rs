@@ -6,6 +6,7 @@ mod by_text;
 mod claims;
 mod columns;
 mod comments;
+mod conditions;
 mod deliveries;
 mod directory;
 mod documents;
@@ -13,6 +14,7 @@ mod flags;
 mod health;
 mod idempotency;
 mod inbox;
+mod inbox_page;
 mod key_changes;
 mod keyed_update;
 mod locked_task;
@@ -23,6 +25,7 @@ mod plans;
 mod queue;
 mod rate_limits;
 mod run_links;
+mod run_page;
 mod runs;
 mod schedules;
 mod seconds;
@@ -56,7 +59,6 @@ use crate::error::{db_error, pool_error};
 use crate::pool::{self, PgPool, PoolConfig, PoolStatus, WeakPgPool};
 use crate::rows::outbox::NewOutboxRow;
 use crate::rows::run::RunSectionRow;
-use crate::schema::run_sections;
 
 /// The PostgreSQL adapter of the store ports. Cheap to clone: clones share the pool.
 #[derive(Clone)]
@@ -236,11 +238,7 @@ async fn sections_of_runs(
     team: TeamId,
     runs: &[Uuid],
 ) -> DomainResult<Vec<(RunId, Section)>> {
-    let rows: Vec<RunSectionRow> = run_sections::table
-        .filter(run_sections::team_id.eq(team.as_uuid()))
-        .filter(run_sections::run_id.eq_any(runs))
-        .order((run_sections::run_id, run_sections::position))
-        .select(RunSectionRow::as_select())
+    let rows: Vec<RunSectionRow> = run_page::SectionsOf::new(team, runs)
         .load(&mut conn)
         .await
         .map_err(db_error)?;

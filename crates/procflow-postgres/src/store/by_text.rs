@@ -9,8 +9,7 @@
 //! own, diesel-async's cache then keys it by its SQL text and its binds' types.
 //!
 //! Wrap only statements whose text is a constant, is built once per process, or is one of a
-//! small fixed set (the inbox's, one per combination of its filters): every distinct text stays
-//! prepared for the life of the connection.
+//! small fixed set: every distinct text stays prepared for the life of the connection.
 
 use diesel::QueryResult;
 use diesel::pg::Pg;

@@ -15,4 +15,24 @@ macro_rules! run_task_columns {
     };
 }
 
-pub(super) use run_task_columns;
+/// `RunRow`'s selection (`RunRow::as_select()`: the header's columns, then the plan).
+macro_rules! run_columns {
+    () => {
+        "\"runs\".\"team_id\", \"runs\".\"id\", \"runs\".\"template_id\", \
+\"runs\".\"template_version\", \"runs\".\"title\", \"runs\".\"status\", \"runs\".\"started_by\", \
+\"runs\".\"timezone\", \"runs\".\"due_date\", \"runs\".\"is_shared\", \"runs\".\"open_tasks\", \
+\"runs\".\"created_at\", \"runs\".\"updated_at\", \"runs\".\"completed_at\", \
+\"runs\".\"logic_state\", \"runs\".\"logic\""
+    };
+}
+
+/// `RunSectionRow`'s selection (`RunSectionRow::as_select()`).
+macro_rules! run_section_columns {
+    () => {
+        "\"run_sections\".\"team_id\", \"run_sections\".\"run_id\", \"run_sections\".\"id\", \
+\"run_sections\".\"title\", \"run_sections\".\"description\", \"run_sections\".\"position\", \
+\"run_sections\".\"color\""
+    };
+}
+
+pub(super) use {run_columns, run_section_columns, run_task_columns};

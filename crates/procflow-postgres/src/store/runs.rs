@@ -21,6 +21,7 @@ use super::flags::write_flags;
 use super::keyed_update::KeyedUpdate;
 use super::locked_task::LockedRunAndTask;
 use super::plans::Plans;
+use super::run_page::RunsPage;
 use super::task_page::{FirstTasks, TasksAfter};
 use super::transaction::Transaction;
 use super::unnest::{InsertRunSections, InsertRunTasks};
@@ -291,19 +292,9 @@ async fn list_runs_on(
     filter: RunFilter,
     page: PageRequest,
 ) -> DomainResult<Page<Run>> {
-    let mut query = filtered(team, filter);
-    if let Some(cursor) = page.cursor {
-        // The cursor's check rides in the page query: an unknown cursor empties the page,
-        // and only an empty page asks about the cursor alone.
-        query = query
-            .filter(runs::id.lt(cursor.id()))
-            .filter(diesel::dsl::exists(run_cursor(team, filter, cursor)));
-    }
-    // Run ids are UUIDv7: descending id is newest first.
-    let rows: Vec<RunRow> = query
-        .order(runs::id.desc())
-        .limit(page_size(page))
-        .select(RunRow::as_select())
+    // An unknown cursor empties the page, and only an empty page asks about the cursor alone.
+    let after = page.cursor.map(|c| c.id());
+    let rows: Vec<RunRow> = RunsPage::new(team, filter, after, page_size(page))
         .load(&mut conn)
         .await
         .map_err(db_error)?;

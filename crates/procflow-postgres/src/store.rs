@@ -91,15 +91,16 @@ impl PgStore {
     /// # Errors
     /// `Other` when the configuration cannot make a pool.
     pub fn new(config: &PoolConfig) -> Result<Self, StoreError> {
+        let pool = pool::build(config)?;
         Ok(Self {
-            pool: pool::build(config)?,
+            shared: std::sync::Arc::new(shared::Shared::for_pool(pool.status().max_size)),
+            pool,
             config: std::sync::Arc::new(config.clone()),
             worker_pools: std::sync::Arc::default(),
             signal: std::sync::Arc::default(),
             plans: std::sync::Arc::default(),
             known_tokens: std::sync::Arc::default(),
             documents: std::sync::Arc::default(),
-            shared: std::sync::Arc::new(shared::Shared::for_pool(config.max_size)),
         })
     }
 

@@ -161,6 +161,7 @@ impl TeamStore for PgStore {
 
     async fn insert_api_key(&self, key: &ApiKey, key_hash: &[u8; 32]) -> DomainResult<()> {
         let mut conn = self.conn().await?;
+        let digest = hex::encode(key_hash);
         // The key's rate row is made with it, so that admitting a request is one UPDATE of an
         // existing row (store/rate_limits.rs), from the key's first request on.
         let inserted = conn
@@ -169,13 +170,7 @@ impl TeamStore for PgStore {
                     .values(ApiKeyRow::from_domain(key, key_hash))
                     .execute(conn)
                     .await?;
-                directory::enter(
-                    conn,
-                    TokenKind::ApiKey,
-                    &hex::encode(key_hash),
-                    key.team_id.as_uuid(),
-                )
-                .await?;
+                directory::enter(conn, TokenKind::ApiKey, &digest, key.team_id.as_uuid()).await?;
                 diesel::insert_into(rate_limits::table)
                     .values((
                         rate_limits::team_id.eq(key.team_id.as_uuid()),
@@ -186,11 +181,8 @@ impl TeamStore for PgStore {
             })
             .await;
         if inserted.is_ok() {
-            self.known_tokens.remember(
-                TokenKind::ApiKey,
-                &hex::encode(key_hash),
-                key.team_id.as_uuid(),
-            );
+            self.known_tokens
+                .remember(TokenKind::ApiKey, &digest, key.team_id.as_uuid());
         }
         match inserted {
             Err(diesel::result::Error::DatabaseError(

@@ -162,27 +162,15 @@ mod tests {
     use diesel::prelude::*;
     use procflow_domain::ids::TemplateId;
     use procflow_domain::run::RunStatus;
+    use procflow_domain::values::Cursor;
 
     use super::*;
     use crate::schema::{run_sections, runs};
+    use crate::store::runs::{filtered, run_cursor};
 
     /// The statement as diesel's query builder writes it, binds shown.
     fn shown<Q: QueryFragment<Pg>>(query: &Q) -> String {
         diesel::debug_query::<Pg, _>(query).to_string()
-    }
-
-    /// The runs of `team` that `filter` admits, in diesel's DSL, as the store built them.
-    fn filtered(team: TeamId, filter: RunFilter) -> runs::BoxedQuery<'static, Pg> {
-        let mut query = runs::table
-            .filter(runs::team_id.eq(team.as_uuid()))
-            .into_boxed();
-        if let Some(template) = filter.template_id {
-            query = query.filter(runs::template_id.eq(template.as_uuid()));
-        }
-        if let Some(status) = filter.status {
-            query = query.filter(runs::status.eq(status.as_str()));
-        }
-        query
     }
 
     #[test]
@@ -198,9 +186,7 @@ mod tests {
                     };
                     let mut dsl = filtered(team, filter);
                     if let Some(after) = after {
-                        let cursor = filtered(team, filter)
-                            .filter(runs::id.eq(after))
-                            .select(runs::id);
+                        let cursor = run_cursor(team, filter, Cursor::after(after));
                         dsl = dsl
                             .filter(runs::id.lt(after))
                             .filter(diesel::dsl::exists(cursor));

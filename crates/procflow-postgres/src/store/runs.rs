@@ -38,7 +38,11 @@ fn of_team(team: TeamId) -> runs::BoxedQuery<'static, diesel::pg::Pg> {
         .into_boxed()
 }
 
-fn filtered(team: TeamId, filter: RunFilter) -> runs::BoxedQuery<'static, diesel::pg::Pg> {
+/// The runs of `team` that `filter` admits (the tests of `run_page` build its page from it).
+pub(super) fn filtered(
+    team: TeamId,
+    filter: RunFilter,
+) -> runs::BoxedQuery<'static, diesel::pg::Pg> {
     let mut query = of_team(team);
     if let Some(template) = filter.template_id {
         query = query.filter(runs::template_id.eq(template.as_uuid()));
@@ -218,7 +222,7 @@ async fn write_task(
 
 /// The ids of a team's runs that pass `filter` and are `cursor`: one row when the cursor is
 /// a run the listing can continue from.
-fn run_cursor(
+pub(super) fn run_cursor(
     team: TeamId,
     filter: RunFilter,
     cursor: Cursor,

@@ -27,6 +27,9 @@ _KEPT = {
     ("DELETE", "/api/v1/webhooks/{id}"): {os.environ["PF_WEBHOOK_ID"]},
     ("DELETE", "/api/v1/process-runs/{id}/invite"): {os.environ["PF_SHARED_RUN_ID"]},
 }
+# The removals of a seeded object sent elsewhere (above, in before_call), by case id: their 404
+# is the hook's doing (see filter_failure).
+_REDIRECTED_REMOVALS = set()
 _RUN_TASK_IDS = os.environ["PF_RUN_TASK_IDS"].split(",")
 _TASK_UPDATES = {"/api/v1/process-runs/{id}/tasks", "/api/v1/process-runs/{id}/tasks/{task_id}"}
 # What a task update may say that only the stored run decides: which element ids the task has
@@ -101,6 +104,8 @@ def before_call(context, case, kwargs):
     if isinstance(case.path_parameters, dict) and case.path_parameters.get("id") in kept:
         removal = case.method == "DELETE"
         case.path_parameters["id"] = str(uuid.uuid4()) if removal else _TEMPLATE_ID
+        if removal:
+            _REDIRECTED_REMOVALS.add(case.id)
     meta = case.meta
     # The stateful phase follows what a POST to a collection created; a dry run
     # (`validate_only=true`, API contract 15.2) creates nothing, and its would-be id names
@@ -244,3 +249,15 @@ def _keep_to_the_schema(update):
     assignee = update.get("assignee")
     if isinstance(assignee, str) and _UUID.fullmatch(assignee):
         update["assignee"] = "fuzz-assignee@example.org"
+
+
+@schemathesis.hook
+def filter_failure(context, failure, case, response):
+    # schemathesis 4.32.5's stateful phase may draw a removal's id from the ids it has seen
+    # (a seeded template's among them, sent as the input of other operations) instead of the one
+    # the link from its parent POST gives, and still judge the answer as the removal of what the
+    # parent created. When the drawn id is a seeded object's, before_call sends the removal to
+    # an id that names nothing, and the 404 that follows is not the API losing what it created:
+    # only that failure, of only those cases, is dropped (schemathesis's summary counts it:
+    # "Filtered: n (dropped by `filter_failure`)").
+    return not (failure.code == "ST302" and case.id in _REDIRECTED_REMOVALS)

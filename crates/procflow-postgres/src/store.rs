@@ -31,6 +31,8 @@ mod schedules;
 mod seconds;
 mod shared;
 mod sharing;
+#[cfg(test)]
+mod shown;
 mod signal;
 mod stats;
 mod sweep;

@@ -55,7 +55,6 @@ type PageColumns = (dsl::SqlTypeOf<dsl::AsSelect<ListedTaskRow, Pg>>, Text);
 #[derive(Debug)]
 pub(super) struct Admitted {
     team: Uuid,
-    hidden: bool,
     status: &'static str,
     run_status: &'static str,
     assignee: Option<String>,
@@ -69,7 +68,6 @@ impl Admitted {
     pub(super) fn new(team: TeamId, filter: &InboxFilter, now: OffsetDateTime) -> Self {
         Self {
             team: team.as_uuid(),
-            hidden: false,
             status: filter.status.as_str(),
             run_status: filter.run_status.as_str(),
             assignee: filter.assignee.as_ref().map(ToString::to_string),
@@ -99,7 +97,7 @@ impl Admitted {
         out.push_bind_param::<SqlUuid, _>(&self.team)?;
         out.push_sql(")");
         and::<SqlUuid, _>(out, "(\"runs\".\"team_id\" = ", &self.team)?;
-        and::<Bool, _>(out, "(\"run_tasks\".\"hidden\" = ", &self.hidden)?;
+        and::<Bool, _>(out, "(\"run_tasks\".\"hidden\" = ", &HIDDEN)?;
         and::<Text, _>(out, "(\"run_tasks\".\"state\" = ", self.status)?;
         and::<Text, _>(out, "(\"runs\".\"status\" = ", self.run_status)?;
         if let Some(assignee) = &self.assignee {
@@ -162,6 +160,9 @@ impl<'a> InboxPosition<'a> {
         Self { admitted, task }
     }
 }
+
+/// The inbox never lists a hidden task (API contract 12): the condition binds this.
+const HIDDEN: bool = false;
 
 /// A position's statement finds one task.
 const ONE: i64 = 1;
@@ -235,11 +236,7 @@ mod tests {
 
     use super::*;
     use crate::schema::{run_tasks, runs};
-
-    /// The statement as diesel's query builder writes it, binds shown.
-    fn shown<Q: QueryFragment<Pg>>(query: &Q) -> String {
-        diesel::debug_query::<Pg, _>(query).to_string()
-    }
+    use crate::store::shown::shown;
 
     /// The team's tasks that `filter` admits at `now`, joined to their runs, as the store
     /// built them in diesel's DSL.

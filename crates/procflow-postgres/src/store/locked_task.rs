@@ -96,11 +96,7 @@ mod tests {
     use super::*;
     use crate::rows::elements::Elements;
     use crate::schema::{run_tasks, runs};
-
-    /// The statement as diesel's query builder writes it, binds shown.
-    fn shown<Q: QueryFragment<Pg>>(query: &Q) -> String {
-        diesel::debug_query::<Pg, _>(query).to_string()
-    }
+    use crate::store::shown::shown;
 
     #[test]
     fn the_text_is_the_one_diesel_writes_for_the_same_query_with_the_same_binds() {

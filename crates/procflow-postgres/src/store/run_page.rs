@@ -167,11 +167,7 @@ mod tests {
     use super::*;
     use crate::schema::{run_sections, runs};
     use crate::store::runs::{filtered, run_cursor};
-
-    /// The statement as diesel's query builder writes it, binds shown.
-    fn shown<Q: QueryFragment<Pg>>(query: &Q) -> String {
-        diesel::debug_query::<Pg, _>(query).to_string()
-    }
+    use crate::store::shown::shown;
 
     #[test]
     fn every_page_is_the_text_diesel_writes_for_the_same_query() {

@@ -156,11 +156,7 @@ mod tests {
 
     use super::*;
     use crate::schema::run_tasks;
-
-    /// The statement as diesel's query builder writes it, binds shown.
-    fn shown<Q: QueryFragment<Pg>>(query: &Q) -> String {
-        diesel::debug_query::<Pg, _>(query).to_string()
-    }
+    use crate::store::shown::shown;
 
     fn of_run(team: Uuid, run: Uuid) -> run_tasks::BoxedQuery<'static, Pg> {
         run_tasks::table

@@ -54,7 +54,7 @@ awk -F'\t' '
     names["update500"] = "Complete a task, 500-task run"
   }
   FILENAME == ARGV[1] { plain[$1] = $2; next }
-  FILENAME == ARGV[2] { single[$1] = $2; multi[$1] = $3; next }
+  FILENAME == ARGV[2] { single[$1] += $2; multi[$1] += $3; next }  # a row in rounds: one line a round
   FILENAME == ARGV[3] {
     logged = 1; if ($3 == "team") named[$1] += $2
     if (!($1 in top)) { s = $4; gsub(/\|/, "\\|", s); top[$1] = $2 " × `" substr(s, 1, 70) "`" }

@@ -1,6 +1,6 @@
 # procflow bench: the inbox and dry-run rows (issue 23), sourced by bench/run.sh, whose helpers
-# (sql, load, floor, result, ratio, row, say, die) and variables (TEAM, SMALL_TEAM, BIG_ADMIN,
-# SMALL_ADMIN, TPL50, SMALL_TPL, BASE_MS, BIG_RUNS, SMALL_RUNS, TMP, PORT) it uses.
+# (sql, load, floor, rounds, result, ratio, row, say, die) and variables (TEAM, SMALL_TEAM,
+# BIG_ADMIN, SMALL_ADMIN, TPL50, SMALL_TPL, BASE_MS, BIG_RUNS, SMALL_RUNS, TMP, PORT) it uses.
 #
 #   I1  GET /api/v1/tasks?assignee=<a member's id>&limit=20: the first page of one assignee's
 #       open tasks, on the team of SMALL_RUNS runs and on the team of BIG_RUNS runs, each beside
@@ -69,14 +69,12 @@ inbox_scenario() {
 
   say "inbox I1: a page of 20 for one assignee, $SMALL_RUNS runs and $BIG_RUNS runs"
   local c
+  # The four measures of each connection count in the same rounds (bench/run.sh, rounds()).
   for c in 4 16; do
-    load inbox10k.svc.$c $c get.lua "$TMP/keys-small.txt" "/api/v1/tasks?assignee=$SMALL_ADMIN&limit=20"
-    load inbox1m.svc.$c $c get.lua "$TMP/keys-big.txt" "/api/v1/tasks?assignee=$BIG_ADMIN&limit=20"
-  done
-  for c in 4 16; do
-    floor inbox10k.sql.$c $c inbox.sql -D team="$SMALL_TEAM" -D key_tag=2 -D assignee="$SMALL_ADMIN" \
-      -D task_state=open -D active=active
-    floor inbox1m.sql.$c $c inbox.sql -D assignee="$BIG_ADMIN" -D task_state=open -D active=active
+    rounds 'load inbox10k.svc.$c $c get.lua "$TMP/keys-small.txt" "/api/v1/tasks?assignee=$SMALL_ADMIN&limit=20"' \
+      'floor inbox10k.sql.$c $c inbox.sql -D team="$SMALL_TEAM" -D key_tag=2 -D assignee="$SMALL_ADMIN" -D task_state=open -D active=active' \
+      'load inbox1m.svc.$c $c get.lua "$TMP/keys-big.txt" "/api/v1/tasks?assignee=$BIG_ADMIN&limit=20"' \
+      'floor inbox1m.sql.$c $c inbox.sql -D assignee="$BIG_ADMIN" -D task_state=open -D active=active'
   done
   INBOX_PLAN_SMALL=$(inbox_explain "$SMALL_TEAM" "$SMALL_ADMIN")
   INBOX_PLAN_BIG=$(inbox_explain "$TEAM" "$BIG_ADMIN")

@@ -10,6 +10,9 @@
 #
 # Settings (environment):
 #   BENCH_SECONDS      length of each measured run, in seconds (default 10)
+#   BENCH_ROUND_SECONDS  the rows with a SQL floor take their service and floor loads in
+#                      alternating rounds of this many seconds (default 2; BENCH_SECONDS for
+#                      one round each, service first, as before): see rounds() below
 #   BENCH_BIG_RUNS     runs seeded in the big team (default 1000000)
 #   BENCH_GROWTH_RUNS  runs after which create-run is measured again (default 100000)
 #   BENCH_BIN          use this procflow binary instead of building one (no cargo build)
@@ -53,6 +56,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH="$ROOT/bench"
 CARGO="${CARGO:-cargo}"
 SECS="${BENCH_SECONDS:-10}"
+ROUND_SECS="${BENCH_ROUND_SECONDS:-2}"
 BIG_RUNS="${BENCH_BIG_RUNS:-1000000}"
 GROWTH_RUNS="${BENCH_GROWTH_RUNS:-100000}"  # create-run throughput is measured again after this many runs
 DB_POOL="${BENCH_DB_POOL:-$(($(nproc) * 4))}"
@@ -334,13 +338,14 @@ result() { awk -F'\t' -v k="$1" -v c="$2" '$1 == k { v = $c } END { print v }' "
 
 # load <key> <connections> <script> <args...>: wrk on the main server. Sets NEXT.
 load() {
-  local key="$1" conns="$2" script="$3" port="${LOAD_PORT:-$PORT}"
+  local key="$1" conns="$2" script="$3" port="${LOAD_PORT:-$PORT}" secs="$SECS" hist=""
   shift 3
   local threads=$((conns < 2 ? conns : 2)) out line
+  if [ -n "$ROUND" ]; then secs=$ROUND_SECS; hist="$TMP/hist.$key.$ROUND"; fi
   citus_counters_begin
-  out="$(wrk -t"$threads" -c"$conns" -d"${SECS}s" --timeout 5s -s "$BENCH/wrk/$script" \
+  out="$(BENCH_HIST="$hist" wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 5s -s "$BENCH/wrk/$script" \
     "http://127.0.0.1:$port" -- "$@" 2>&1)" || { printf '%s\n' "$out" >&2; die "wrk failed ($key)"; }
-  printf '== wrk %s\n%s\n' "$key" "$out" >>"$LOG"
+  printf '== wrk %s%s\n%s\n' "$key" "${ROUND:+ (round $ROUND)}" "$out" >>"$LOG"
   line="$(grep '^BENCH ' <<<"$out" | tail -n 1)"
   [ -n "$line" ] || { printf '%s\n' "$out" >&2; die "wrk printed no result ($key)"; }
   local requests duration p50 p99 errors unexpected
@@ -352,13 +357,17 @@ load() {
   unexpected=$(sed -E 's/.* unexpected=([0-9]+).*/\1/' <<<"$line")
   NEXT=$(sed -E 's/.* next=([0-9]+).*/\1/' <<<"$line")
   [ "$script" = limited.lua ] && errors="$unexpected"
+  citus_counters_end "$key"
+  if [ -n "$ROUND" ]; then
+    printf '%s %s %s\n' "$requests" "$duration" "$errors" >>"$TMP/round.$key"
+    return
+  fi
   record "$key" \
     "$(awk -v r="$requests" -v d="$duration" 'BEGIN { printf "%.0f", r / (d / 1e6) }')" \
     "$(awk -v v="$p50" 'BEGIN { printf "%.2f", v / 1000 }')" \
     "$(awk -v v="$p99" 'BEGIN { printf "%.2f", v / 1000 }')" \
     "$errors"
   say "  $key: $(result "$key" 2) req/s, p50 $(result "$key" 3) ms, p99 $(result "$key" 4) ms, errors $(result "$key" 5)"
-  citus_counters_end "$key"
 }
 
 # floor <key> <connections> <script> <-D name=value...>: pgbench. Sets NEXT (for counters).
@@ -373,28 +382,103 @@ floor_script() {
 }
 
 floor() {
-  local key="$1" conns="$2" script="$3"
+  local key="$1" conns="$2" script="$3" secs="$SECS"
   shift 3
   local prefix="$TMP/pgbench_${key//[^a-z0-9]/_}" out
+  if [ -n "$ROUND" ]; then secs=$ROUND_SECS; prefix="$prefix.r$ROUND"; fi
   rm -f "$prefix".*
   citus_counters_begin
-  out="$("$PG_BIN/pgbench" -n -M prepared -c "$conns" -j 2 -T "$SECS" -f "$(floor_script "$script")" \
+  out="$("$PG_BIN/pgbench" -n -M prepared -c "$conns" -j 2 -T "$secs" -f "$(floor_script "$script")" \
     -l --log-prefix="$prefix" -h 127.0.0.1 -p "$PG_PORT" -U postgres \
     -D team="$TEAM" -D key_tag=1 -D nkeys="$NKEYS" -D limit="$RATE_LIMIT" -D clients="$conns" \
     -D active=active -D i=0 "$@" "${PG_DB:-procflow}" 2>&1)" || true
-  printf '== pgbench %s\n%s\n' "$key" "$out" >>"$LOG"
+  printf '== pgbench %s%s\n%s\n' "$key" "${ROUND:+ (round $ROUND)}" "$out" >>"$LOG"
   local tps failed aborted pcts
   tps="$(sed -nE 's/^tps = ([0-9.]+) \(without initial connection time\)/\1/p' <<<"$out")"
   [ -n "$tps" ] || { printf '%s\n' "$out" | tail -n 20 >&2; die "pgbench printed no tps ($key)"; }
   failed="$(sed -nE 's/^number of failed transactions: ([0-9]+).*/\1/p' <<<"$out")"
   aborted="$(grep -c 'aborted' <<<"$out" || true)"
-  pcts="$(cat "$prefix".* | awk '{ print $3 }' | sort -n |
-    awk '{ v[NR] = $1 } END { i50 = int(NR * 0.50); i99 = int(NR * 0.99); if (i50 < 1) i50 = 1; if (i99 < 1) i99 = 1;
-           printf "%.2f %.2f", v[i50] / 1000, v[i99] / 1000 }')"
   NEXT="$(cat "$prefix".* | awk -v c="$conns" 'BEGIN { m = 0 } $2 > m { m = $2 } END { print (m + 2) * c }')"
+  citus_counters_end "$key"
+  if [ -n "$ROUND" ]; then
+    # pgbench's tps leaves out the time its connections took to open: the round's time is what
+    # its transactions took at that rate.
+    local txs
+    txs="$(sed -nE 's/^number of transactions actually processed: ([0-9]+).*/\1/p' <<<"$out")"
+    printf '%s %s %s\n' "$txs" "$(awk -v n="$txs" -v t="$tps" 'BEGIN { printf "%.0f", n / t * 1e6 }')" \
+      "$((${failed:-0} + aborted))" >>"$TMP/round.$key"
+    return
+  fi
+  pcts="$(cat "$prefix".* | awk '{ print $3 " 1" }' | percentiles)"
   record "$key" "$(printf '%.0f' "$tps")" "${pcts% *}" "${pcts#* }" "$((${failed:-0} + aborted))"
   say "  $key: $(result "$key" 2) tx/s, p50 $(result "$key" 3) ms, p99 $(result "$key" 4) ms, errors $(result "$key" 5)"
-  citus_counters_end "$key"
+}
+
+# percentiles: "<p50 ms> <p99 ms>" of the latencies read as "<microseconds> <count>" lines (a
+# histogram; one line a transaction from pgbench's logs).
+percentiles() {
+  sort -n -k1,1 | awk '{ v[NR] = $1; c[NR] = $2; n += $2 }
+    END {
+      if (n == 0) { print "0.00 0.00"; exit }
+      i50 = int(n * 0.50); i99 = int(n * 0.99); if (i50 < 1) i50 = 1; if (i99 < 1) i99 = 1
+      for (k = 1; k <= NR; k++) {
+        seen += c[k]
+        if (p50 == "" && seen >= i50) p50 = v[k]
+        if (p99 == "" && seen >= i99) p99 = v[k]
+      }
+      printf "%.2f %.2f", p50 / 1000, p99 / 1000
+    }'
+}
+
+# rounds <command>...: each command a `load` or `floor` line (evaluated as written, so that
+# its arguments are taken afresh each round), run in rounds of ROUND_SECS seconds until each has
+# had SECS: in the order given on odd rounds and reversed on even ones (A B, B A, A B, ...). A
+# row's service and its floor then span the same stretch of time, rather than the floor coming
+# 10 to 40 s after the service: this machine's slow spells last about that long, and that order
+# alone moved a ratio by up to 0.2 between runs (docs/performance.md). Each key's rounds are
+# summed into one result: requests over the time they took, latencies merged (wrk's histograms,
+# pgbench's logs) into the same percentiles one run would give, errors added.
+ROUND=""
+rounds() {
+  local n=$(((SECS + ROUND_SECS - 1) / ROUND_SECS)) r i key
+  [ "$n" -ge 1 ] || n=1
+  for ((i = 1; i <= $#; i++)); do
+    round_key "${!i}"
+    rm -f "$TMP/round.$key" "$TMP/hist.$key".* "$TMP/pgbench_${key//[^a-z0-9]/_}".r*
+  done
+  for ((r = 1; r <= n; r++)); do
+    ROUND=$r
+    if ((r % 2)); then
+      for ((i = 1; i <= $#; i++)); do eval "${!i}"; done
+    else
+      for ((i = $#; i >= 1; i--)); do eval "${!i}"; done
+    fi
+  done
+  ROUND=""
+  for ((i = 1; i <= $#; i++)); do
+    round_key "${!i}"
+    round_total "$key" "$n"
+  done
+}
+
+# round_key <command>: sets key to the command's key (its second word, variables expanded).
+round_key() {
+  local word
+  read -r _ word _ <<<"$1"
+  eval "key=$word"
+}
+
+# round_total <key> <rounds>: records the key's rounds as one result.
+round_total() {
+  local key="$1" n="$2" sums pcts prefix="$TMP/pgbench_${1//[^a-z0-9]/_}"
+  sums=$(awk '{ r += $1; d += $2; e += $3 } END { printf "%.0f %s", (d > 0 ? r / (d / 1e6) : 0), e }' "$TMP/round.$key")
+  if [[ "$key" == *.sql.* ]]; then
+    pcts="$(cat "$prefix".r*.* | awk '{ print $3 " 1" }' | percentiles)"
+  else
+    pcts="$(cat "$TMP/hist.$key".* | percentiles)"
+  fi
+  record "$key" "${sums% *}" "${pcts% *}" "${pcts#* }" "${sums#* }"
+  say "  $key: $(result "$key" 2) $([[ "$key" == *.sql.* ]] && echo tx || echo req)/s over $n rounds of $ROUND_SECS s, p50 $(result "$key" 3) ms, p99 $(result "$key" 4) ms, errors $(result "$key" 5)"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -483,10 +567,12 @@ main() {
   # never see that. Measured without it: 288 then 212 creates/s in two 5 s runs after the
   # warm-up, against 452 and 444 with it (docs/performance.md).
   sql -c "ANALYZE runs, run_sections, run_tasks, outbox" >/dev/null
-  load create.svc.4 4 create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"
-  load create.svc.16 16 create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"
-  floor create.sql.4 4 create_run.sql "${CREATE_FLOOR[@]}" -D base="$(date +%s%3N)" -D ctag=16
-  floor create.sql.16 16 create_run.sql "${CREATE_FLOOR[@]}" -D base="$(date +%s%3N)" -D ctag=32
+  # The floor's run ids: its clients' tags (ctag + client) and the round's start time in ms plus
+  # a count of transactions far below the 2,000 ms between two rounds.
+  rounds 'load create.svc.4 4 create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"' \
+    'floor create.sql.4 4 create_run.sql "${CREATE_FLOOR[@]}" -D base="$(date +%s%3N)" -D ctag=16'
+  rounds 'load create.svc.16 16 create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"' \
+    'floor create.sql.16 16 create_run.sql "${CREATE_FLOOR[@]}" -D base="$(date +%s%3N)" -D ctag=32'
   xacts_count xact.create.svc load create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"
   xacts_count xact.create.sql floor create_run.sql "${CREATE_FLOOR[@]}" -D base="$(date +%s%3N)" -D ctag=48
   RUNS_FRESH_END=$(sql -c "SELECT count(*) FROM runs")
@@ -535,11 +621,11 @@ main() {
   # 2. Complete a task, each request a different open task.
   say "scenario 2: complete a task"
   local next_svc=0 next_floor=0 cap_svc=$((TASK_POOL_RUNS * 49))
-  load complete.svc.4 4 complete_task.lua "$TMP/keys-big.txt" "$TMP/tasks-50.txt" "$next_svc" 2; next_svc=$NEXT
-  load complete.svc.16 16 complete_task.lua "$TMP/keys-big.txt" "$TMP/tasks-50.txt" "$next_svc" 2; next_svc=$NEXT
-  local floor_vars=(-D pool_tag=4 -D pool_ms="$floor_ms" -D pool_runs="$FLOOR_POOL_RUNS")
-  floor complete.sql.4 4 complete_task.sql "${floor_vars[@]}" -D start="$next_floor"; next_floor=$((next_floor + NEXT))
-  floor complete.sql.16 16 complete_task.sql "${floor_vars[@]}" -D start="$next_floor"; next_floor=$((next_floor + NEXT))
+  local floor_vars=(-D pool_tag=4 -D pool_ms="$floor_ms" -D pool_runs="$FLOOR_POOL_RUNS") c
+  for c in 4 16; do
+    rounds 'load complete.svc.$c $c complete_task.lua "$TMP/keys-big.txt" "$TMP/tasks-50.txt" "$next_svc" 2; next_svc=$NEXT' \
+      'floor complete.sql.$c $c complete_task.sql "${floor_vars[@]}" -D start="$next_floor"; next_floor=$((next_floor + NEXT))'
+  done
   xacts_count xact.complete.svc load complete_task.lua "$TMP/keys-big.txt" "$TMP/tasks-50.txt" "$next_svc" 2; next_svc=$NEXT
   xacts_count xact.complete.sql floor complete_task.sql "${floor_vars[@]}" -D start="$next_floor"; next_floor=$((next_floor + NEXT))
   [ "$next_svc" -le "$cap_svc" ] || say "  WARNING: the task pool wrapped around ($next_svc > $cap_svc): some PATCHes repeated a completed task"
@@ -555,40 +641,39 @@ main() {
   [ "$done_svc" -gt 0 ] && [ "$done_floor" -gt 0 ] || die "scenario 2 completed no task (service $done_svc, floor $done_floor)"
 
   # 3. A run's tasks.
-  say "scenario 3: list a run's 50 tasks"
+  say "scenario 3: list a run's 50 tasks (3g: its guest page, in the same rounds)"
   local lt_run
   lt_run=$(sql -c "SELECT bench.uuid($lt_ms, 7, 0)")
-  load tasks.svc.4 4 get.lua "$TMP/keys-big.txt" "/api/v1/process-runs/$lt_run/tasks?limit=50"
-  load tasks.svc.16 16 get.lua "$TMP/keys-big.txt" "/api/v1/process-runs/$lt_run/tasks?limit=50"
-  floor tasks.sql.4 4 list_tasks.sql -D run="$lt_run"
-  floor tasks.sql.16 16 list_tasks.sql -D run="$lt_run"
-  xacts_count xact.tasks.svc load get.lua "$TMP/keys-big.txt" "/api/v1/process-runs/$lt_run/tasks?limit=50"
-  xacts_count xact.tasks.sql floor list_tasks.sql -D run="$lt_run"
-  say "scenario 3g: the guest page of the same run (bench/wrk/guest_page.lua)"
+  # Scenario 3g, the guest page of the same run (bench/wrk/guest_page.lua), in the same rounds:
+  # it is read against the API's list of the tasks.
   local share_path
   share_path=$(curl -s -H "Authorization: Bearer pf_live_bench_1_1" -H 'Content-Type: application/json' \
     -d '{}' "http://127.0.0.1:$PORT/api/v1/process-runs/$lt_run/invite" | sed -nE 's/.*"share_url":"[^"]*(\/instance\/[^"]*)".*/\1/p')
   [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT$share_path")" = 200 ] ||
     die "the guest page of $lt_run does not open ($share_path)"
-  load guest.svc.4 4 guest_page.lua "$share_path"
-  load guest.svc.16 16 guest_page.lua "$share_path"
+  for c in 4 16; do
+    rounds 'load tasks.svc.$c $c get.lua "$TMP/keys-big.txt" "/api/v1/process-runs/$lt_run/tasks?limit=50"' \
+      'floor tasks.sql.$c $c list_tasks.sql -D run="$lt_run"' \
+      'load guest.svc.$c $c guest_page.lua "$share_path"'
+  done
+  xacts_count xact.tasks.svc load get.lua "$TMP/keys-big.txt" "/api/v1/process-runs/$lt_run/tasks?limit=50"
+  xacts_count xact.tasks.sql floor list_tasks.sql -D run="$lt_run"
 
   # 4. A page of runs after a cursor in the middle of the big team.
-  say "scenario 4: a page of 20 runs after a cursor in the middle of $BIG_TOTAL runs"
+  say "scenario 4: a page of 20 runs after a cursor in the middle of $BIG_TOTAL runs (and of $SMALL_RUNS)"
   local cursor page_ids small_cursor
   cursor=$(sql -c "SELECT bench.uuid($((big_ms + BIG_RUNS / 2)), 1, 0)")
   page_ids=$(sql -c "SELECT '{' || string_agg(id::text, ',' ORDER BY id DESC) || '}' FROM
     (SELECT id FROM runs WHERE team_id = '$TEAM' AND id < '$cursor' ORDER BY id DESC LIMIT 21) p")
-  load list.svc.4 4 get.lua "$TMP/keys-big.txt" "/api/v1/process-runs?limit=20&cursor=$cursor"
-  load list.svc.16 16 get.lua "$TMP/keys-big.txt" "/api/v1/process-runs?limit=20&cursor=$cursor"
-  floor list.sql.4 4 list_runs.sql -D cursor="$cursor" -D page_ids="$page_ids"
-  floor list.sql.16 16 list_runs.sql -D cursor="$cursor" -D page_ids="$page_ids"
+  # Growth: the same page on a team of SMALL_RUNS runs, in the same rounds.
+  small_cursor=$(sql -c "SELECT bench.uuid($((big_ms + SMALL_RUNS / 2)), 2, 0)")
+  for c in 4 16; do
+    rounds 'load list.svc.$c $c get.lua "$TMP/keys-big.txt" "/api/v1/process-runs?limit=20&cursor=$cursor"' \
+      'floor list.sql.$c $c list_runs.sql -D cursor="$cursor" -D page_ids="$page_ids"' \
+      'load list10k.svc.$c $c get.lua "$TMP/keys-small.txt" "/api/v1/process-runs?limit=20&cursor=$small_cursor"'
+  done
   xacts_count xact.list.svc load get.lua "$TMP/keys-big.txt" "/api/v1/process-runs?limit=20&cursor=$cursor"
   xacts_count xact.list.sql floor list_runs.sql -D cursor="$cursor" -D page_ids="$page_ids"
-  say "growth: the same page on a team of $SMALL_RUNS runs"
-  small_cursor=$(sql -c "SELECT bench.uuid($((big_ms + SMALL_RUNS / 2)), 2, 0)")
-  load list10k.svc.4 4 get.lua "$TMP/keys-small.txt" "/api/v1/process-runs?limit=20&cursor=$small_cursor"
-  load list10k.svc.16 16 get.lua "$TMP/keys-small.txt" "/api/v1/process-runs?limit=20&cursor=$small_cursor"
 
   # 5. One run.
   say "scenario 5: get one run"
@@ -661,7 +746,7 @@ only_issue_rows() {
   { echo "## procflow bench, BENCH_ONLY=$BENCH_ONLY, $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo
     echo "$(nproc) cores, load average at the end $(cut -d' ' -f1-3 /proc/loadavg); $BUILD_NOTE;" \
-      "$(server_tuning); each figure one run of ${SECS} s."
+      "$(server_tuning); each figure ${SECS} s of load (the inbox page's four in alternating rounds of ${ROUND_SECS} s)."
     case "$BENCH_ONLY" in *inbox*) inbox_report ;; esac
     case "$BENCH_ONLY" in *scheduler*) scheduler_report ;; esac
     case "$BENCH_ONLY" in *files*) files_report ;; esac
@@ -702,7 +787,9 @@ report() {
       "shared_buffers 512MB), wrk $(wrk -v 2>&1 | awk 'NR == 1 { print $2 }'), server, database and load" \
       "generator on the same machine. $BUILD_NOTE; $(server_tuning)."
     echo
-    echo "Each figure: one run of ${SECS} s. Rate limit raised with PROCFLOW_RATE_LIMIT_PER_MINUTE=$RATE_LIMIT," \
+    echo "Each figure: ${SECS} s of load; a row with a SQL floor (with the guest page and the small team's" \
+      "list beside theirs) takes its service and floor in alternating rounds of ${ROUND_SECS} s (A B, B A, ...)," \
+      "each figure the sum of its rounds. Rate limit raised with PROCFLOW_RATE_LIMIT_PER_MINUTE=$RATE_LIMIT," \
       "and requests spread round-robin over $NKEYS API keys of the team (pgbench: a random key of the same" \
       "$NKEYS), so each key's window stays small; scenario 6 runs on a second instance with a limit of 1."
     echo

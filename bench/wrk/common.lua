@@ -9,6 +9,9 @@
 --   unexpected: responses whose status is not the expected one (counted only by scripts that
 --   define response(), see limited.lua); next: the first index of a list not used yet (see
 --   complete_task.lua).
+-- - With BENCH_HIST set to a path, done() also writes the latency histogram there, one
+--   "<microseconds> <count>" a line, so that bench/run.sh can merge the histograms of a
+--   measure taken in several rounds into exact percentiles (see rounds() there).
 
 bench = {}
 local threads = {}
@@ -61,4 +64,13 @@ function done(summary, latency, requests)
     "BENCH requests=%d duration_us=%d p50_us=%d p99_us=%d errors=%d unexpected=%d next=%d\n",
     summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
     errors, unexpected_total, next_index))
+  local hist = os.getenv("BENCH_HIST")
+  if hist and hist ~= "" then
+    local file = assert(io.open(hist, "w"), "cannot write " .. hist)
+    for i = 1, #latency do
+      local value, count = latency(i)
+      file:write(string.format("%d %d\n", value, count))
+    end
+    file:close()
+  end
 end

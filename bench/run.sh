@@ -483,6 +483,10 @@ round_total() {
 
 # ---------------------------------------------------------------------------------------------
 main() {
+  local setting
+  for setting in "BENCH_SECONDS=$SECS" "BENCH_ROUND_SECONDS=$ROUND_SECS"; do
+    [[ "${setting#*=}" =~ ^[1-9][0-9]*$ ]] || die "${setting%%=*} must be a whole number of seconds, 1 or more (got '${setting#*=}')"
+  done
   ensure_tools
   build
   : >"$RESULTS"

@@ -381,10 +381,17 @@ floor_script() {
   printf '%s' "$out"
 }
 
+# pgbench_prefix <key>: where the per-transaction logs of the key's pgbench runs go.
+pgbench_prefix() { printf '%s' "$TMP/pgbench_${1//[^a-z0-9]/_}"; }
+
+# pgbench_percentiles <log>...: "<p50 ms> <p99 ms>" of the transactions pgbench logged.
+pgbench_percentiles() { cat "$@" | awk '{ print $3 " 1" }' | percentiles; }
+
 floor() {
   local key="$1" conns="$2" script="$3" secs="$SECS"
   shift 3
-  local prefix="$TMP/pgbench_${key//[^a-z0-9]/_}" out
+  local prefix out
+  prefix=$(pgbench_prefix "$key")
   if [ -n "$ROUND" ]; then secs=$ROUND_SECS; prefix="$prefix.r$ROUND"; fi
   rm -f "$prefix".*
   citus_counters_begin
@@ -409,7 +416,7 @@ floor() {
       "$((${failed:-0} + aborted))" >>"$TMP/round.$key"
     return
   fi
-  pcts="$(cat "$prefix".* | awk '{ print $3 " 1" }' | percentiles)"
+  pcts="$(pgbench_percentiles "$prefix".*)"
   record "$key" "$(printf '%.0f' "$tps")" "${pcts% *}" "${pcts#* }" "$((${failed:-0} + aborted))"
   say "  $key: $(result "$key" 2) tx/s, p50 $(result "$key" 3) ms, p99 $(result "$key" 4) ms, errors $(result "$key" 5)"
 }
@@ -440,11 +447,11 @@ percentiles() {
 # pgbench's logs) into the same percentiles one run would give, errors added.
 ROUND=""
 rounds() {
-  local n=$(((SECS + ROUND_SECS - 1) / ROUND_SECS)) r i key
-  [ "$n" -ge 1 ] || n=1
+  local n=$(((SECS + ROUND_SECS - 1) / ROUND_SECS)) r i key keys=()
   for ((i = 1; i <= $#; i++)); do
     round_key "${!i}"
-    rm -f "$TMP/round.$key" "$TMP/hist.$key".* "$TMP/pgbench_${key//[^a-z0-9]/_}".r*
+    keys+=("$key")
+    rm -f "$TMP/round.$key" "$TMP/hist.$key".* "$(pgbench_prefix "$key")".r*
   done
   for ((r = 1; r <= n; r++)); do
     ROUND=$r
@@ -455,10 +462,7 @@ rounds() {
     fi
   done
   ROUND=""
-  for ((i = 1; i <= $#; i++)); do
-    round_key "${!i}"
-    round_total "$key" "$n"
-  done
+  for key in "${keys[@]}"; do round_total "$key" "$n"; done
 }
 
 # round_key <command>: sets key to the command's key (its second word, variables expanded).
@@ -470,10 +474,10 @@ round_key() {
 
 # round_total <key> <rounds>: records the key's rounds as one result.
 round_total() {
-  local key="$1" n="$2" sums pcts prefix="$TMP/pgbench_${1//[^a-z0-9]/_}"
+  local key="$1" n="$2" sums pcts
   sums=$(awk '{ r += $1; d += $2; e += $3 } END { printf "%.0f %s", (d > 0 ? r / (d / 1e6) : 0), e }' "$TMP/round.$key")
   if [[ "$key" == *.sql.* ]]; then
-    pcts="$(cat "$prefix".r*.* | awk '{ print $3 " 1" }' | percentiles)"
+    pcts="$(pgbench_percentiles "$(pgbench_prefix "$key")".r*.*)"
   else
     pcts="$(cat "$TMP/hist.$key".* | percentiles)"
   fi

@@ -8,6 +8,7 @@ mod comment;
 mod fields;
 mod form;
 mod limit;
+mod markup;
 mod messages;
 mod page;
 mod respond;

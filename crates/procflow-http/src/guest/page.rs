@@ -19,6 +19,7 @@ use self::comments::CommentView;
 use self::task::TaskView;
 use super::fields::Kind;
 use super::form::PostedForm;
+use super::markup::Markup;
 use super::style::CSS;
 
 /// Where the page's links and forms point. Relative references, so that the page works under
@@ -101,10 +102,10 @@ pub(crate) struct PageView<'a> {
     completed: bool,
     problems: Vec<Problem>,
     sections: Vec<SectionView<'a>>,
-    /// Where the forms post: `{root}{run}/tasks/<task>?token={token}`.
-    root: &'static str,
-    run: RunId,
-    token: &'a str,
+    /// Where the forms post and the files are: `{base}/tasks/<task>{query}`, from the link's
+    /// root and run (`{root}{run}`) and its token (`?token={token}`).
+    base: Markup,
+    query: Markup,
     /// Whether the page shows only the newest comments of the run.
     comments_truncated: bool,
     /// Whether the page lists only the newest attachments of the run.
@@ -180,9 +181,8 @@ impl<'a> PageView<'a> {
             completed: run.is_completed(),
             problems,
             sections,
-            root: link.root,
-            run: link.run,
-            token: &link.token,
+            base: Markup::escaped(&format!("{}{}", link.root, link.run)),
+            query: Markup::escaped(&format!("?token={}", link.token)),
             comments_truncated: false,
             attachments_truncated: false,
             upload_max: String::new(),

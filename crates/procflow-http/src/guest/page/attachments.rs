@@ -3,14 +3,15 @@
 //! alone, never from its name.
 
 use procflow_domain::actor::Actor;
-use procflow_domain::ids::AttachmentId;
 use procflow_domain::service::GuestAttachment;
 use time::format_description::well_known::Rfc3339;
 
 use super::task::date_time;
+use crate::guest::markup::Markup;
 
 pub(super) struct AttachmentView<'a> {
-    pub(super) id: AttachmentId,
+    /// Its id as the page writes it, in its anchor and its link.
+    pub(super) id: Markup,
     pub(super) filename: &'a str,
     pub(super) size: String,
     pub(super) uploader: &'a str,
@@ -23,7 +24,7 @@ impl<'a> AttachmentView<'a> {
     pub(super) fn new(shown: &'a GuestAttachment) -> Self {
         let attachment = &shown.attachment;
         Self {
-            id: attachment.id,
+            id: Markup::id(attachment.id.as_uuid()),
             filename: &attachment.filename,
             size: human_size(attachment.size),
             uploader: &shown.uploader,

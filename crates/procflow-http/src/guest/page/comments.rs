@@ -3,14 +3,15 @@
 //! deleted.
 
 use procflow_domain::actor::Actor;
-use procflow_domain::ids::CommentId;
 use procflow_domain::service::GuestComment;
 use time::format_description::well_known::Rfc3339;
 
 use super::task::date_time;
+use crate::guest::markup::Markup;
 
 pub(super) struct CommentView<'a> {
-    pub(super) id: CommentId,
+    /// Its id as the page writes it, in its anchor.
+    pub(super) id: Markup,
     pub(super) author: &'a str,
     pub(super) by_guest: bool,
     pub(super) iso: String,
@@ -24,7 +25,7 @@ impl<'a> CommentView<'a> {
     pub(super) fn new(shown: &'a GuestComment) -> Self {
         let comment = &shown.comment;
         Self {
-            id: comment.id,
+            id: Markup::id(comment.id.as_uuid()),
             author: &shown.author,
             by_guest: comment.author == Actor::Guest,
             iso: comment.created_at.format(&Rfc3339).unwrap_or_default(),

@@ -14,7 +14,8 @@ use time::macros::format_description;
 use super::attachments::AttachmentView;
 use super::comments::CommentView;
 use super::{Posted, Problem};
-use crate::guest::fields::{self, FieldView};
+use crate::guest::fields::{self, Dom, FieldView};
+use crate::guest::markup::Markup;
 
 /// Whether and how the guest may act on a task.
 #[derive(PartialEq, Eq)]
@@ -29,6 +30,8 @@ enum Mode {
 
 pub(super) struct TaskView<'a> {
     pub(super) id: TaskId,
+    /// Its id as the page writes it, in its anchor and its forms' actions.
+    pub(super) html_id: Markup,
     /// Short ids of the task's title and comment, by its position: `t<n>`, `c<n>`.
     pub(super) key: u32,
     pub(super) title: &'a str,
@@ -91,7 +94,7 @@ impl<'a> TaskView<'a> {
             .map(|(i, element)| {
                 let sent = posted.map(|p| p.form.texts(element.id));
                 let error = error_of(FormField::Element(element.id));
-                let dom = format!("f{}-{i}", task.order);
+                let dom = Dom::field(task.order, i);
                 fields::field(element, dom, sent, error, mode != Mode::Edit)
             })
             .collect();
@@ -108,6 +111,7 @@ impl<'a> TaskView<'a> {
         };
         Self {
             id: task.id,
+            html_id: Markup::id(task.id.as_uuid()),
             key: task.order,
             title: &task.title,
             state: task.state.status().as_str(),
@@ -201,7 +205,7 @@ impl<'a> TaskView<'a> {
             .collect();
         problems.extend(self.fields.iter().filter_map(|field| {
             field.error.as_ref().map(|message| Problem {
-                anchor: field.dom.clone(),
+                anchor: field.dom.to_string(),
                 message: format!("{}: {message}", field.label),
             })
         }));

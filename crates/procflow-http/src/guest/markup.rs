@@ -2,9 +2,10 @@
 //! HTML never treats specially (an id's hexadecimal digits and hyphens).
 //!
 //! A page of 50 tasks writes ids (the run's, its tasks', their elements') and the share token
-//! hundreds of times, in anchors, names, links and form actions. Formatted through `Display` and escaped by askama at
-//! every use, they took an eighth of the page's instructions (callgrind; `docs/performance.md`,
-//! "The guest page", "The ids written once"); made once here, each use is a copy.
+//! hundreds of times, in anchors, names, links and form actions. Formatted through `Display`
+//! and escaped by askama at every use, they took an eighth of the page's instructions
+//! (callgrind; `docs/performance.md`, "The guest page", "The ids written once"); made once
+//! here, each use is a copy.
 
 use std::fmt;
 

@@ -109,13 +109,11 @@ impl Dom {
     }
 }
 
+/// As the template writes it ([`FastWritable`]), for the anchors made outside it.
 impl fmt::Display for Dom {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "f{}-{}", self.task, self.element)?;
-        match self.option {
-            Some(option) => write!(f, "-{option}"),
-            None => Ok(()),
-        }
+        self.write_into(f, askama::NO_VALUES)
+            .map_err(|_| fmt::Error)
     }
 }
 

@@ -50,7 +50,7 @@ citus_admin() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$BENCH_CITUS_URL
 citus_url() {
   local separator='?' options
   case "$BENCH_CITUS_URL" in *\?*) separator='&' ;; esac
-  options="-c search_path=$CITUS_SCHEMA -c citus.enable_stat_counters=on -c citus.multi_task_query_log_level=log"
+  options="$SESSION_OPTIONS -c search_path=$CITUS_SCHEMA -c citus.enable_stat_counters=on -c citus.multi_task_query_log_level=log"
   [ -n "${BENCH_CITUS_SHARDS:-}" ] && options="$options -c citus.shard_count=$BENCH_CITUS_SHARDS"
   options="${options// /%20}"
   printf '%s%soptions=%s' "$BENCH_CITUS_URL" "$separator" "${options//=/%3D}"

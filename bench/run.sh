@@ -64,6 +64,12 @@ HTTP_WORKERS="${BENCH_HTTP_WORKERS:-$(nproc)}"
 SMALL_RUNS="${BENCH_SMALL_RUNS:-10000}"  # the list page and the inbox are measured on a team of this many runs too
 NKEYS=1000                  # API keys per team the load goes round-robin over
 RATE_LIMIT=1000000          # PROCFLOW_RATE_LIMIT_PER_MINUTE of the measured server
+# The session settings of the service's connections (crates/procflow-postgres/src/pool.rs,
+# session_settings) that change how a statement is planned, for every session of the bench
+# (pgbench's floors, psql): a floor's statements are planned as the service's are.
+# bench/citus.sh puts them in the coordinator's URL, where they would otherwise be overridden.
+SESSION_OPTIONS="-c enable_memoize=off"
+export PGOPTIONS="$SESSION_OPTIONS"
 TASK_POOL_RUNS=2000         # 50-task runs whose tasks scenario 2 completes (x49 tasks usable)
 FLOOR_POOL_RUNS=2000        # the same for its SQL floor
 SMALL_TASK_RUNS=8000        # 5-task runs (x4 tasks usable) for the task-update growth row

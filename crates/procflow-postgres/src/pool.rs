@@ -11,7 +11,7 @@ use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
 };
-use diesel_async::{AsyncConnection, AsyncPgConnection};
+use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 use futures_util::FutureExt;
 use procflow_domain::error::StoreError;
 
@@ -99,24 +99,37 @@ pub struct PoolStatus {
     pub waiting: usize,
 }
 
+/// What each connection of the pool sets for its session, once, when it opens.
+///
+/// - `lock_timeout`, in whole milliseconds, at least 1 (0 would mean no limit at all): see
+///   [`PoolConfig::lock_timeout`].
+/// - `enable_memoize = off`. The store's statements read pages of at most a few hundred rows,
+///   where a memo of the inner side of a join saves at most that many index probes, and costs
+///   a hash table sized by the planner's guess of distinct keys on every execution. On a team
+///   of a million runs the planner put one over the runs of the inbox's page (its sample of
+///   `run_tasks.run_id` guessing a tenth of the distinct runs), never hit it, and served the
+///   page 15 % slower than a small team's (`docs/performance.md`, "The inbox flat").
+fn session_settings(lock_timeout: Duration) -> String {
+    format!(
+        "SET lock_timeout = {}; SET enable_memoize = off",
+        lock_timeout.as_millis().max(1)
+    )
+}
+
 pub(crate) fn build(config: &PoolConfig) -> Result<PgPool, StoreError> {
     let counter = config.statement_counter.clone();
     let mut manager_config = ManagerConfig::<AsyncPgConnection>::default();
     // "Verified" would send a `SELECT 1` on every checkout. "Fast" still drops a connection
     // whose socket closed (PostgreSQL restarted), so the pool recovers on its own.
     manager_config.recycling_method = RecyclingMethod::Fast;
-    // Whole milliseconds, at least 1: 0 would mean no limit at all.
-    let lock_timeout = format!(
-        "SET lock_timeout = {}",
-        config.lock_timeout.as_millis().max(1)
-    );
+    let settings = session_settings(config.lock_timeout);
     manager_config.custom_setup = Box::new(move |url| {
         let counter = counter.clone();
-        let lock_timeout = lock_timeout.clone();
+        let settings = settings.clone();
         async move {
             let mut conn = AsyncPgConnection::establish(url).await?;
             // Before the counter is installed: the set-up is no statement of the store's.
-            diesel_async::RunQueryDsl::execute(diesel::sql_query(lock_timeout), &mut conn)
+            conn.batch_execute(&settings)
                 .await
                 .map_err(|e| diesel::ConnectionError::BadConnection(e.to_string()))?;
             if let Some(counter) = counter {
@@ -135,4 +148,69 @@ pub(crate) fn build(config: &PoolConfig) -> Result<PgPool, StoreError> {
         .recycle_timeout(Some(config.timeout))
         .build()
         .map_err(|e| StoreError::Other(format!("cannot build the connection pool: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::sql_types::Text;
+    use diesel_async::RunQueryDsl;
+
+    use super::*;
+    use crate::testing::migrated_database;
+
+    #[derive(diesel::QueryableByName)]
+    struct Line {
+        #[diesel(sql_type = Text, column_name = "QUERY PLAN")]
+        text: String,
+    }
+
+    #[derive(diesel::QueryableByName)]
+    struct Setting {
+        #[diesel(sql_type = Text)]
+        value: String,
+    }
+
+    /// A join the planner memoises when it may: 1,000 outer rows over 10 keys, the inner side
+    /// an index, hash and merge joins ruled out.
+    const MEMO_BAIT: &str = "CREATE TEMP TABLE o AS SELECT g % 10 AS k FROM generate_series(1, 1000) g; \
+         CREATE TEMP TABLE i AS SELECT g AS k FROM generate_series(1, 1000) g; \
+         CREATE INDEX ON i (k); ANALYZE o; ANALYZE i; \
+         SET enable_hashjoin = off; SET enable_mergejoin = off";
+
+    async fn plan(conn: &mut AsyncPgConnection) -> String {
+        conn.batch_execute(MEMO_BAIT).await.expect("tables");
+        let lines: Vec<Line> =
+            diesel::sql_query("EXPLAIN (COSTS OFF) SELECT * FROM o JOIN i ON i.k = o.k")
+                .load(conn)
+                .await
+                .expect("plan");
+        lines.into_iter().map(|l| l.text + "\n").collect()
+    }
+
+    #[tokio::test]
+    async fn a_pooled_session_has_its_lock_timeout_and_plans_without_memoising() {
+        let db = migrated_database().await;
+        let pool = build(&PoolConfig {
+            lock_timeout: Duration::from_millis(1234),
+            ..PoolConfig::new(db.url())
+        })
+        .expect("pool");
+        let mut pooled = pool.get().await.expect("connection");
+        let timeout: Setting = diesel::sql_query("SELECT current_setting('lock_timeout') AS value")
+            .get_result(&mut *pooled)
+            .await
+            .expect("setting");
+        assert_eq!(timeout.value, "1234ms");
+        let without = plan(&mut pooled).await;
+        assert!(
+            without.contains("Nested Loop") && !without.contains("Memoize"),
+            "{without}"
+        );
+        // The same join on a session of PostgreSQL's defaults: the memo the pool turns off.
+        let mut plain = AsyncPgConnection::establish(db.url())
+            .await
+            .expect("connection");
+        let with = plan(&mut plain).await;
+        assert!(with.contains("Memoize"), "{with}");
+    }
 }

@@ -156,13 +156,7 @@ mod tests {
     use diesel_async::RunQueryDsl;
 
     use super::*;
-    use crate::testing::migrated_database;
-
-    #[derive(diesel::QueryableByName)]
-    struct Line {
-        #[diesel(sql_type = Text, column_name = "QUERY PLAN")]
-        text: String,
-    }
+    use crate::testing::{explained, migrated_database};
 
     #[derive(diesel::QueryableByName)]
     struct Setting {
@@ -179,12 +173,9 @@ mod tests {
 
     async fn plan(conn: &mut AsyncPgConnection) -> String {
         conn.batch_execute(MEMO_BAIT).await.expect("tables");
-        let lines: Vec<Line> =
-            diesel::sql_query("EXPLAIN (COSTS OFF) SELECT * FROM o JOIN i ON i.k = o.k")
-                .load(conn)
-                .await
-                .expect("plan");
-        lines.into_iter().map(|l| l.text + "\n").collect()
+        explained(conn, "SELECT * FROM o JOIN i ON i.k = o.k")
+            .await
+            .join("\n")
     }
 
     #[tokio::test]

@@ -144,3 +144,31 @@ pub async fn revert_through(url: &str, version: &str) -> Vec<String> {
     .await
     .unwrap_or_else(|err| panic!("procflow-postgres: reverting through {version}: {err}"))
 }
+
+/// The lines of `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF)` of `statement` on `conn`
+/// (the plan tests write out the statement the store builds: diesel has no EXPLAIN).
+///
+/// # Panics
+/// When the statement cannot be explained.
+#[expect(
+    clippy::panic,
+    reason = "test support fails loudly rather than skipping a test"
+)]
+pub async fn explained(conn: &mut diesel_async::AsyncPgConnection, statement: &str) -> Vec<String> {
+    use diesel::QueryableByName;
+    use diesel::sql_types::Text;
+    use diesel_async::RunQueryDsl;
+
+    #[derive(QueryableByName)]
+    struct PlanLine {
+        #[diesel(sql_type = Text, column_name = "QUERY PLAN")]
+        line: String,
+    }
+    let lines: Vec<PlanLine> = diesel::sql_query(format!(
+        "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) {statement}"
+    ))
+    .load(conn)
+    .await
+    .unwrap_or_else(|err| panic!("procflow-postgres: EXPLAIN {statement}: {err}"));
+    lines.into_iter().map(|l| l.line).collect()
+}

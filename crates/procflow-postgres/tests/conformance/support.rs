@@ -1,8 +1,5 @@
 //! Fixtures: members, template documents, and a started run.
 
-use diesel::QueryableByName;
-use diesel::sql_types::Text;
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use procflow_domain::ids::{RunId, ScheduleId, TemplateId, UserId};
 use procflow_domain::ports::IdGenerator;
 use procflow_domain::run::{ListedTask, Run, RunTask};
@@ -192,20 +189,5 @@ pub fn daily_schedule(
     }
 }
 
-#[derive(QueryableByName)]
-struct PlanLine {
-    #[diesel(sql_type = Text, column_name = "QUERY PLAN")]
-    line: String,
-}
-
-/// The lines of `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF)` of `statement` (PostgreSQL
-/// only: the plan tests write out the statement the store builds, diesel has no EXPLAIN).
-pub async fn explained(conn: &mut AsyncPgConnection, statement: &str) -> Vec<String> {
-    let lines: Vec<PlanLine> = diesel::sql_query(format!(
-        "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) {statement}"
-    ))
-    .load(conn)
-    .await
-    .expect("explain");
-    lines.into_iter().map(|l| l.line).collect()
-}
+/// The plan tests' EXPLAIN, shared with the store's own tests.
+pub use procflow_postgres::testing::explained;

@@ -16,7 +16,7 @@ use crate::values::Email;
 
 mod stored;
 
-pub use stored::{EVENT_VERSION, UnreadableEvent, from_stored, to_stored};
+pub use stored::{EVENT_VERSION, StoredEvent, UnreadableEvent, from_stored, to_stored};
 
 /// One event, as appended to the outbox.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -10,6 +10,7 @@ mod conditions;
 mod deliveries;
 mod directory;
 mod documents;
+mod event_insert;
 mod flags;
 mod health;
 mod idempotency;
@@ -224,15 +225,17 @@ async fn append_events(mut conn: &AsyncPgConnection, events: &[Event]) -> Domain
     if events.is_empty() {
         return Ok(());
     }
-    let rows = events
-        .iter()
-        .map(NewOutboxRow::from_domain)
-        .collect::<Result<Vec<_>, _>>()?;
-    unnest::InsertOutbox::of(rows)
-        .execute(&mut conn)
-        .await
-        .map(|_| ())
-        .map_err(db_error)
+    let inserted = if let [event] = events {
+        let row = NewOutboxRow::from_domain(event)?;
+        event_insert::InsertEvent(&row).execute(&mut conn).await
+    } else {
+        let rows = events
+            .iter()
+            .map(NewOutboxRow::from_domain)
+            .collect::<Result<Vec<_>, _>>()?;
+        unnest::InsertOutbox::of(rows).execute(&mut conn).await
+    };
+    inserted.map(|_| ()).map_err(db_error)
 }
 
 /// The sections of several runs of a team, by run then position.

@@ -57,11 +57,46 @@ impl UnreadableEvent {
     }
 }
 
-#[derive(Serialize)]
-struct Versioned<'a> {
+/// An event as an outbox row keeps it, at [`EVENT_VERSION`]: what [`to_stored`] makes a
+/// `Value` of, for a writer that serialises it straight to text (a store's bind) instead.
+///
+/// ```
+/// use procflow_domain::event::{StoredEvent, to_stored};
+/// # use procflow_domain::event::{Event, EventPayload};
+/// # use procflow_domain::ids::{EventId, GuestId, RunId, TeamId};
+/// # let nil = uuid::Uuid::nil();
+/// # let event = Event {
+/// #     id: EventId::from_uuid(nil),
+/// #     team_id: TeamId::from_uuid(nil),
+/// #     occurred_at: time::OffsetDateTime::UNIX_EPOCH,
+/// #     payload: EventPayload::GuestInvited {
+/// #         run_id: RunId::from_uuid(nil),
+/// #         run_title: "Onboarding".into(),
+/// #         guest_id: GuestId::from_uuid(nil),
+/// #         email: "guest@example.org".parse().unwrap(),
+/// #         share_url: "https://example.org/instance/x?token=y".into(),
+/// #     },
+/// # };
+/// let text = serde_json::to_string(&StoredEvent::of(&event)).unwrap();
+/// let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
+/// assert_eq!(parsed, to_stored(&event).unwrap());
+/// ```
+#[derive(Debug, Serialize)]
+pub struct StoredEvent<'a> {
     version: u32,
     #[serde(flatten)]
     event: &'a Event,
+}
+
+impl<'a> StoredEvent<'a> {
+    /// `event` at [`EVENT_VERSION`].
+    #[must_use]
+    pub fn of(event: &'a Event) -> Self {
+        Self {
+            version: EVENT_VERSION,
+            event,
+        }
+    }
 }
 
 /// The JSON an outbox row keeps for `event`, at [`EVENT_VERSION`].
@@ -91,10 +126,7 @@ struct Versioned<'a> {
 /// # Errors
 /// Only serde's, which an event's fields do not give.
 pub fn to_stored(event: &Event) -> Result<Value, serde_json::Error> {
-    serde_json::to_value(Versioned {
-        version: EVENT_VERSION,
-        event,
-    })
+    serde_json::to_value(StoredEvent::of(event))
 }
 
 /// Reads a stored event of any version an outbox may hold.

@@ -40,3 +40,24 @@ impl<T: Serialize + std::fmt::Debug> ToSql<Jsonb, Pg> for Json<T> {
         Ok(IsNull::No)
     }
 }
+
+/// JSON already written as text (by serde, from a domain type), stored as `jsonb`: bound as it
+/// is, where a `serde_json::Value` would be built as a tree first and then written out.
+#[derive(Debug, Clone, PartialEq, AsExpression)]
+#[diesel(sql_type = Jsonb)]
+pub(crate) struct JsonText(pub String);
+
+impl JsonText {
+    /// `value` written as JSON.
+    pub(crate) fn of(value: &impl Serialize) -> serde_json::Result<Self> {
+        serde_json::to_string(value).map(Self)
+    }
+}
+
+impl ToSql<Jsonb, Pg> for JsonText {
+    fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {
+        out.write_all(&[JSONB_VERSION])?;
+        out.write_all(self.0.as_bytes())?;
+        Ok(IsNull::No)
+    }
+}

@@ -2,13 +2,13 @@
 
 use diesel::prelude::*;
 use procflow_domain::error::DomainError;
-use procflow_domain::event::{Event, to_stored};
+use procflow_domain::event::{Event, StoredEvent};
 use procflow_domain::webhook::{WebhookEvent, webhook_event};
-use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::corrupt;
+use crate::rows::json::JsonText;
 use crate::schema::outbox;
 
 #[derive(Insertable, Debug)]
@@ -17,7 +17,7 @@ pub(crate) struct NewOutboxRow {
     pub id: Uuid,
     pub team_id: Uuid,
     pub kind: &'static str,
-    pub payload: Value,
+    pub payload: JsonText,
     pub occurred_at: OffsetDateTime,
     pub due_at: OffsetDateTime,
     /// The webhook event it is, for the event feed.
@@ -30,7 +30,7 @@ impl NewOutboxRow {
             id: event.id.as_uuid(),
             team_id: event.team_id.as_uuid(),
             kind: event.payload.name(),
-            payload: to_stored(event).map_err(|e| corrupt("event", e))?,
+            payload: JsonText::of(&StoredEvent::of(event)).map_err(|e| corrupt("event", e))?,
             occurred_at: event.occurred_at,
             due_at: event.occurred_at,
             webhook_event: webhook_event(&event.payload).map(WebhookEvent::as_str),

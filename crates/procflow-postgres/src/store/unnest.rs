@@ -17,7 +17,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::rows::elements::Elements;
-use crate::rows::json::Json;
+use crate::rows::json::{Json, JsonText};
 use crate::rows::outbox::NewOutboxRow;
 use crate::rows::run::{RunSectionRow, RunTaskRow};
 use crate::rows::template::{TemplateSectionRow, TemplateTaskRow};
@@ -123,7 +123,7 @@ unnest_insert! {
         id: Uuid => SqlUuid as "uuid",
         team_id: Uuid => SqlUuid as "uuid",
         kind: &'static str => Text as "text",
-        payload: Value => Jsonb as "jsonb",
+        payload: JsonText => Jsonb as "jsonb",
         occurred_at: OffsetDateTime => Timestamptz as "timestamptz",
         due_at: OffsetDateTime => Timestamptz as "timestamptz",
         webhook_event: Option<&'static str> => Nullable<Text> as "text",

@@ -11,8 +11,10 @@
 --   task_completed event), sent together (pipelined, as diesel-async does for futures joined
 --   on one connection); COMMIT.
 --
--- Differences, on purpose: the service writes back the task's custom elements it read (a
--- parameter); here `custom_elements = custom_elements` (the same row version is written).
+-- The task's custom elements: the service binds them only when the update changed them, and
+-- NULL otherwise (store/task_write.rs), as completing a task does; so does this script.
+--
+-- Differences, on purpose:
 -- The event is a valid stored event (procflow_domain::event, version 7) of the same size,
 -- with made-up template task and section ids: the worker reads and dispatches it as any other.
 -- open_tasks is decremented in SQL where the service sets the value it computed.
@@ -64,7 +66,8 @@ LIMIT :one FOR UPDATE;
 
 UPDATE run_tasks
 SET state = 'completed', completed_at = now(), completed_by = 'api', assignee = NULL,
-    decision = NULL, comment = NULL, custom_elements = custom_elements, hidden = false,
+    decision = NULL, comment = NULL,
+    custom_elements = COALESCE(CAST(NULL AS jsonb), run_tasks.custom_elements), hidden = false,
     blocked = false
 WHERE run_tasks.team_id = :team AND run_tasks.run_id = bench.uuid(:run_ms, :pool_tag, 0)
   AND run_tasks.id = bench.uuid(:run_ms, :pool_tag, :task_n);

@@ -38,6 +38,7 @@ mod signal;
 mod stats;
 mod sweep;
 mod task_page;
+mod task_write;
 mod teams;
 mod templates;
 mod transaction;

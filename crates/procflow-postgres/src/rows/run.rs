@@ -349,6 +349,12 @@ impl<E: TaskElements> RunTaskRow<E> {
 
 impl RunTaskChanges {
     pub(crate) fn from_domain(task: &RunTask) -> Self {
+        Self::with_elements(task, Elements(task.custom_elements.clone()))
+    }
+
+    /// The columns of `task`, with `custom_elements` for its elements: a writer that sends
+    /// them apart gives an empty list rather than a copy.
+    pub(crate) fn with_elements(task: &RunTask, custom_elements: Elements) -> Self {
         let (state, completed_at, completed_by) = state_columns(task.state);
         Self {
             state: state.to_owned(),
@@ -357,7 +363,7 @@ impl RunTaskChanges {
             assignee: task.assignee.as_ref().map(ToString::to_string),
             decision: task.decision.map(|d| d.as_str().to_owned()),
             comment: task.comment.clone(),
-            custom_elements: Elements(task.custom_elements.clone()),
+            custom_elements,
             hidden: task.hidden,
             blocked: task.blocked,
         }

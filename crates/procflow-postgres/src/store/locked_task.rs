@@ -15,7 +15,7 @@ use diesel::sql_types::{BigInt, Uuid as SqlUuid};
 use uuid::Uuid;
 
 use super::columns::run_task_columns;
-use crate::rows::run::{RunHeaderRow, RunTaskRow};
+use crate::rows::run::{ListedTaskRow, RunHeaderRow};
 
 /// `SELECT <run header>, <task> FROM runs JOIN run_tasks ... FOR UPDATE` up to its first bind;
 /// then the team, the run, the task and the limit (1, a bind as in diesel's own `first`), each
@@ -43,11 +43,11 @@ const AFTER: [&str; 4] = [
 /// The SQL types of the columns `TEXT` selects: those of the same selection in diesel's DSL.
 type Selected = dsl::SqlTypeOf<(
     dsl::AsSelect<RunHeaderRow, Pg>,
-    dsl::AsSelect<RunTaskRow, Pg>,
+    dsl::AsSelect<ListedTaskRow, Pg>,
 )>;
 
 /// The run `run` of `team` and its task `task`, both rows locked for the rest of the
-/// transaction. Load it as `(RunHeaderRow, RunTaskRow)`.
+/// transaction. Load it as `(RunHeaderRow, ListedTaskRow)` (the task's elements as stored).
 #[derive(Debug)]
 pub(super) struct LockedRunAndTask {
     team: Uuid,
@@ -95,6 +95,7 @@ mod tests {
 
     use super::*;
     use crate::rows::elements::Elements;
+    use crate::rows::run::RunTaskRow;
     use crate::schema::{run_tasks, runs};
     use crate::store::shown::shown;
 

@@ -23,12 +23,13 @@ use super::locked_task::LockedRunAndTask;
 use super::plans::Plans;
 use super::run_page::RunsPage;
 use super::task_page::{FirstTasks, TasksAfter};
+use super::task_write::WriteTask;
 use super::transaction::Transaction;
 use super::unnest::{InsertRunSections, InsertRunTasks};
 use super::{PgStore, append_events, batch, not_found, sections_of_runs, sharing};
-use crate::error::{Failure, db_error};
+use crate::error::{Failure, corrupt, db_error};
 use crate::rows::run::{
-    ListedTaskRow, RunChanges, RunHeaderRow, RunRow, RunSectionRow, RunTaskChanges, RunTaskRow,
+    ListedTaskRow, RunChanges, RunHeaderRow, RunRow, RunSectionRow, RunTaskRow,
 };
 use crate::schema::{run_tasks, runs};
 
@@ -190,7 +191,7 @@ async fn locked_run_and_task(
     team: TeamId,
     run: RunId,
     task: TaskId,
-) -> DomainResult<Option<(RunHeaderRow, RunTaskRow)>> {
+) -> DomainResult<Option<(RunHeaderRow, ListedTaskRow)>> {
     LockedRunAndTask::new(team.as_uuid(), run.as_uuid(), task.as_uuid())
         .get_result(&mut conn)
         .await
@@ -198,26 +199,20 @@ async fn locked_run_and_task(
         .map_err(db_error)
 }
 
+/// Writes `task` as a change left it, from `before` as the change read it (its elements
+/// stored in the API's form or not).
 async fn write_task(
     mut conn: &AsyncPgConnection,
     team: TeamId,
     task: &RunTask,
+    before: &RunTask,
+    stored_in_api_form: bool,
 ) -> DomainResult<()> {
-    /// Every column a patch may change.
-    struct TaskChanges;
-    KeyedUpdate::<_, TaskChanges, 3>::new(
-        "run_tasks",
-        RunTaskChanges::from_domain(task).as_changeset(),
-        [
-            ("team_id", team.as_uuid()),
-            ("run_id", task.run_id.as_uuid()),
-            ("id", task.id.as_uuid()),
-        ],
-    )
-    .execute(&mut conn)
-    .await
-    .map(|_| ())
-    .map_err(db_error)
+    WriteTask::new(team.as_uuid(), task, before, stored_in_api_form)
+        .execute(&mut conn)
+        .await
+        .map(|_| ())
+        .map_err(db_error)
 }
 
 /// The ids of a team's runs that pass `filter` and are `cursor`: one row when the cursor is
@@ -476,13 +471,18 @@ impl RunStore for PgStore {
                 return Err(DomainError::NotFound(Resource::Task).into());
             };
             let before = with_plan(conn, &self.plans, header).await?;
-            let change = decide(&before, &current.into_domain()?)?;
+            // The task's elements as stored: in the earlier form (`docs/decisions.md`), they
+            // are written again in the current one whether the change touched them or not.
+            let current = current.into_domain()?;
+            let stored_in_api_form = current.custom_elements.in_api_form();
+            let current = current.parsed().map_err(|e| corrupt("run task", e))?;
+            let change = decide(&before, &current)?;
             if change.changed {
                 // Independent writes under the locks taken above, pipelined: one round trip.
                 // The other tasks' flags are written with them: under the run's lock, no one
                 // else writes those rows.
                 try_join4(
-                    write_task(conn, team, &change.task),
+                    write_task(conn, team, &change.task, &current, stored_in_api_form),
                     write_run(conn, &change.run, Some(&before)),
                     write_flags(conn, team, run, &change.flags),
                     append_events(conn, &change.events),

@@ -52,13 +52,13 @@ impl QueryFragment<Pg> for InsertEvent<'_> {
 
 #[cfg(test)]
 mod tests {
-    use diesel::query_builder::QueryBuilder;
     use time::OffsetDateTime;
     use uuid::Uuid;
 
     use super::*;
     use crate::rows::json::JsonText;
     use crate::schema::outbox;
+    use crate::store::shown::text as sql;
 
     fn row(webhook_event: Option<&'static str>) -> NewOutboxRow {
         NewOutboxRow {
@@ -70,12 +70,6 @@ mod tests {
             due_at: OffsetDateTime::UNIX_EPOCH,
             webhook_event,
         }
-    }
-
-    fn sql(query: &impl QueryFragment<Pg>) -> String {
-        let mut builder = diesel::pg::PgQueryBuilder::default();
-        query.to_sql(&mut builder, &Pg).expect("sql");
-        builder.finish()
     }
 
     /// The same text as diesel's own insert of the row, whichever event it is: an event no

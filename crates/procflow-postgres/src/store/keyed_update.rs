@@ -72,20 +72,12 @@ mod tests {
     use super::*;
     use crate::rows::elements::Elements;
     use crate::rows::run::{RunChanges, RunTaskChanges};
+    use crate::store::shown::text as sql;
 
     struct Task;
     struct Run;
 
     /// The statement's SQL text, without its binds.
-    fn sql<Q: QueryFragment<Pg>>(query: &Q) -> String {
-        let shown = diesel::debug_query::<Pg, _>(query).to_string();
-        shown
-            .split(" -- binds:")
-            .next()
-            .unwrap_or_default()
-            .to_owned()
-    }
-
     fn task(completed: bool) -> RunTaskChanges {
         let now = time::OffsetDateTime::UNIX_EPOCH;
         RunTaskChanges {

@@ -1,5 +1,6 @@
 //! A task update's write of its task: every column a patch may change, as text written once,
-//! the task's custom elements sent only when the change changed them.
+//! the task's custom elements sent only when the change changed them (or when they are stored
+//! in an earlier release's form, which a write turns into the current one).
 //!
 //! Completing a task, the update integrations send most, leaves its form fields as they were,
 //! yet the task's elements were serialised and sent back with every update, and the `SET` of
@@ -20,7 +21,7 @@ use uuid::Uuid;
 use crate::rows::elements::Elements;
 use crate::rows::run::RunTaskChanges;
 
-/// The text before each bind, in the binds' order; then [`END`].
+/// The text before each bind, in the binds' order (the last bind ends the statement).
 const BEFORE: [&str; 12] = [
     "UPDATE \"run_tasks\" SET \"state\" = ",
     ", \"completed_at\" = ",
@@ -36,15 +37,12 @@ const BEFORE: [&str; 12] = [
     " AND \"id\" = ",
 ];
 
-/// The text after the last bind.
-const END: &str = "";
-
 /// `UPDATE run_tasks SET ... WHERE` the task's key, for a task as a change left it.
 #[derive(Debug)]
 pub(super) struct WriteTask {
     /// Its columns but the elements (`changes.custom_elements` is left empty).
     changes: RunTaskChanges,
-    /// The elements when the change changed them; `None` keeps the stored ones.
+    /// The elements to write; `None` keeps the stored ones.
     elements: Option<Elements>,
     key: [Uuid; 3],
 }
@@ -109,27 +107,19 @@ impl QueryFragment<Pg> for WriteTask {
         out.push_sql(run);
         out.push_bind_param::<SqlUuid, _>(run_id)?;
         out.push_sql(id);
-        out.push_bind_param::<SqlUuid, _>(task_id)?;
-        out.push_sql(END);
-        Ok(())
+        out.push_bind_param::<SqlUuid, _>(task_id)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use diesel::query_builder::QueryBuilder;
     use procflow_domain::ids::{RunId, SectionId, TaskId, TemplateTaskId};
     use procflow_domain::run::TaskState;
     use procflow_domain::template::TaskType;
     use time::OffsetDateTime;
 
     use super::*;
-
-    fn sql(query: &impl QueryFragment<Pg>) -> String {
-        let mut builder = diesel::pg::PgQueryBuilder::default();
-        query.to_sql(&mut builder, &Pg).expect("sql");
-        builder.finish()
-    }
+    use crate::store::shown::text as sql;
 
     /// Elements sent only when changed or in the earlier form; one text for every write
     /// (`bench/sql/complete_task.sql` runs it too).

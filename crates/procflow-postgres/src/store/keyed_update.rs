@@ -77,7 +77,6 @@ mod tests {
     struct Task;
     struct Run;
 
-    /// The statement's SQL text, without its binds.
     fn task(completed: bool) -> RunTaskChanges {
         let now = time::OffsetDateTime::UNIX_EPOCH;
         RunTaskChanges {

@@ -44,7 +44,7 @@ pub struct Options {
     pub run_link_starts: (u32, u32),
     /// The delivery worker of each instance; none by default, so that tests that read the
     /// outbox ([`TestApp::events`]) find every event there.
-    pub worker: Option<procflow_server::worker::WorkerSettings>,
+    pub worker: Option<procflow_server::config::WorkerSettings>,
     /// The largest attachment accepted; the server's default (25 MiB) when `None`.
     pub upload_max_bytes: Option<u64>,
     /// Where attachments' bytes go; a temporary directory of the app's own when `None`

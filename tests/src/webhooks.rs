@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use procflow_notify::{SenderConfig, WorkerConfig};
-use procflow_server::worker::WorkerSettings;
+use procflow_server::config::WorkerSettings;
 use procflow_testkit::receiver::Received;
 use serde_json::{Value, json};
 

@@ -621,7 +621,7 @@ mod tests {
         );
         assert_eq!(
             worker,
-            crate::worker::WorkerSettings::default(),
+            crate::config::WorkerSettings::default(),
             "the defaults of --help are the worker's own"
         );
     }

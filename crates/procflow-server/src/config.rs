@@ -3,9 +3,12 @@
 use std::fmt;
 use std::net::SocketAddr;
 use std::str::FromStr;
+use std::time::Duration;
 
 use clap::ValueEnum;
 use procflow_http::HttpConfig;
+use procflow_notify::mail::DEFAULT_SCHEDULER_INTERVAL;
+use procflow_notify::{MailConfig, SenderConfig, WorkerConfig};
 use procflow_postgres::PoolConfig;
 use url::Url;
 
@@ -264,7 +267,7 @@ pub struct ServeConfig {
     /// Whether webhooks may go to loopback, private and link-local addresses.
     pub webhook_allow_private: bool,
     /// The delivery worker of this process; `None`: none runs here (another process's does).
-    pub worker: Option<crate::worker::WorkerSettings>,
+    pub worker: Option<WorkerSettings>,
     /// Where attachments' bytes are stored (`PROCFLOW_STORAGE_URL`).
     pub storage_url: crate::storage::StorageUrl,
 }
@@ -281,9 +284,36 @@ impl ServeConfig {
             smtp_url: None,
             smtp_from: DEFAULT_SMTP_FROM.to_owned(),
             webhook_allow_private: false,
-            worker: Some(crate::worker::WorkerSettings::default()),
+            worker: Some(WorkerSettings::default()),
             // A directory every test app may share: keys are per team and id.
             storage_url: crate::storage::local(&std::env::temp_dir().join("procflow-files")),
+        }
+    }
+}
+
+/// The worker's settings, read once at start-up.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkerSettings {
+    /// The loop.
+    pub worker: WorkerConfig,
+    /// The sender.
+    pub sender: SenderConfig,
+    /// Where emails go.
+    pub mail: MailConfig,
+    /// How often the scheduler looks for due reminders and overdue tasks.
+    pub scheduler_interval: Duration,
+}
+
+impl Default for WorkerSettings {
+    fn default() -> Self {
+        Self {
+            worker: WorkerConfig::default(),
+            sender: SenderConfig::default(),
+            mail: MailConfig {
+                from: DEFAULT_SMTP_FROM.to_owned(),
+                ..MailConfig::default()
+            },
+            scheduler_interval: DEFAULT_SCHEDULER_INTERVAL,
         }
     }
 }

@@ -13,15 +13,17 @@ pub mod setting;
 pub mod storage;
 pub mod system;
 pub mod telemetry;
+pub mod use_cases;
 pub mod worker;
 
 /// The running server and its handle, so that callers (the black-box tests) need not name actix.
 pub use actix_web::dev::{Server, ServerHandle};
 pub use admin::Admin;
-pub use app::{Running, StartError, procflow_on, services_on, start, webhooks_on};
+pub use app::{Running, StartError, start};
 pub use cli::Cli;
 pub use config::ServeConfig;
 pub use error::{CommandCode, CommandError};
+pub use use_cases::{procflow_on, services_on, webhooks_on};
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -174,7 +176,10 @@ async fn worker(database_url: DatabaseUrl, args: cli::WorkerCommand) -> ExitCode
     let running = worker::operator_server(listener, store.clone()).and_then(|server| {
         let delivering = worker::spawn_worker(&store, &args.delivery.settings())
             .map_err(std::io::Error::other)?;
-        let sweep = file_sweep::spawn(app::attachments_on(&store, files), file_sweep::INTERVAL);
+        let sweep = file_sweep::spawn(
+            use_cases::attachments_on(&store, files),
+            file_sweep::INTERVAL,
+        );
         Ok(app::Running::with_sweep(
             server,
             Some(delivering),

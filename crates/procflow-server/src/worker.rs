@@ -15,7 +15,6 @@ use procflow_domain::ids::HolderId;
 use procflow_domain::ports::StoreStats;
 use procflow_domain::values::Email;
 use procflow_domain::webhook::RetrySchedule;
-use procflow_notify::mail::DEFAULT_SCHEDULER_INTERVAL;
 use procflow_notify::{
     HttpSender, MailChannel, MailConfig, MailSender, SenderConfig, WebhookChannel, Worker,
     WorkerConfig, WorkerTask,
@@ -24,10 +23,10 @@ use procflow_postgres::PgStore;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
-use crate::app::{mailer_on, schedules_on, webhooks_on};
-use crate::config::{DEFAULT_SMTP_FROM, Secret};
+use crate::config::{DEFAULT_SMTP_FROM, Secret, WorkerSettings};
 use crate::periodic::Periodic;
 use crate::setting;
+use crate::use_cases::{mailer_on, schedules_on, webhooks_on};
 
 /// How webhooks are delivered: flattened into `procflow serve` and `procflow worker`.
 #[derive(Clone, Debug, Args)]
@@ -118,33 +117,6 @@ pub const WORKER_POLL: DurationRule =
 /// `PROCFLOW_SCHEDULER_INTERVAL`: seconds when bare, as before units were accepted.
 pub const SCHEDULER_INTERVAL: DurationRule =
     DurationRule::new(Duration::from_secs(1), Duration::from_secs(86_400)).bare_in(Unit::Seconds);
-
-/// The worker's settings, read once at start-up.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WorkerSettings {
-    /// The loop.
-    pub worker: WorkerConfig,
-    /// The sender.
-    pub sender: SenderConfig,
-    /// Where emails go.
-    pub mail: MailConfig,
-    /// How often the scheduler looks for due reminders and overdue tasks.
-    pub scheduler_interval: Duration,
-}
-
-impl Default for WorkerSettings {
-    fn default() -> Self {
-        Self {
-            worker: WorkerConfig::default(),
-            sender: SenderConfig::default(),
-            mail: MailConfig {
-                from: DEFAULT_SMTP_FROM.to_owned(),
-                ..MailConfig::default()
-            },
-            scheduler_interval: DEFAULT_SCHEDULER_INTERVAL,
-        }
-    }
-}
 
 impl WorkerArgs {
     /// The settings these arguments give.

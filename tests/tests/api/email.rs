@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use procflow_notify::MailConfig;
-use procflow_server::worker::WorkerSettings;
+use procflow_server::config::WorkerSettings;
 use procflow_testkit::smtp::{Email, SmtpServer};
 use procflow_tests::{MailWorld, Options, TestApp, smtp_config, test_clock};
 use serde_json::{Value, json};

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use procflow_server::worker::WorkerSettings;
+use procflow_server::config::WorkerSettings;
 use procflow_testkit::receiver::Receiver;
 use procflow_testkit::smtp::{Email, SmtpServer};
 use procflow_tests::{Options, TestApp, smtp_config, verify, worker_settings};

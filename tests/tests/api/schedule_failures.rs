@@ -7,7 +7,7 @@ use std::time::Duration;
 use procflow_domain::ids::UserId;
 use procflow_domain::ports::TeamStore;
 use procflow_domain::team::{Member, Role};
-use procflow_server::worker::WorkerSettings;
+use procflow_server::config::WorkerSettings;
 use procflow_testkit::receiver::Receiver;
 use procflow_testkit::smtp::SmtpServer;
 use procflow_tests::{Options, TestApp, smtp_config, verify, worker_settings};

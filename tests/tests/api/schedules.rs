@@ -318,9 +318,9 @@ async fn another_teams_schedule_or_template_is_not_found_and_read_keys_only_read
 #[tokio::test(flavor = "multi_thread")]
 async fn the_workers_of_two_instances_start_a_due_occurrence_once() {
     let app = TestApp::with(procflow_tests::Options {
-        worker: Some(procflow_server::worker::WorkerSettings {
+        worker: Some(procflow_server::config::WorkerSettings {
             scheduler_interval: std::time::Duration::from_secs(1),
-            ..procflow_server::worker::WorkerSettings::default()
+            ..procflow_server::config::WorkerSettings::default()
         }),
         ..procflow_tests::Options::default()
     })

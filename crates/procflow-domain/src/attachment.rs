@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::actor::Actor;
-use crate::event::Event;
 use crate::ids::{AttachmentId, RunId, TaskId, TeamId};
 use crate::ports::files::StorageKey;
 use crate::values::Email;
@@ -144,15 +143,6 @@ pub struct AttachmentSnapshot {
     pub filename: String,
     /// Its size in bytes.
     pub size: u64,
-}
-
-/// An attachment to store, with the events it raises: written in one transaction.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NewAttachment {
-    /// The attachment.
-    pub attachment: Attachment,
-    /// `task.attachment_added`.
-    pub events: Vec<Event>,
 }
 
 #[cfg(test)]

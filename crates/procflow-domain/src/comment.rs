@@ -8,7 +8,6 @@ use crate::actor::Actor;
 use crate::attachment::Attachment;
 use crate::error::ValidationError;
 use crate::etag::Tagged;
-use crate::event::Event;
 use crate::ids::{CommentId, RunId, TaskId, TeamId, UserId};
 use crate::values::Email;
 
@@ -207,15 +206,6 @@ pub struct CommentSnapshot {
     pub author_email: Option<Email>,
     /// At most [`EXCERPT_CHARS`] characters of its text.
     pub text_excerpt: String,
-}
-
-/// A comment to store, with the events it raises: written in one transaction.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NewComment {
-    /// The comment.
-    pub comment: Comment,
-    /// `task.comment_created`, and one notice per email to send.
-    pub events: Vec<Event>,
 }
 
 #[cfg(test)]

@@ -163,7 +163,7 @@ pub struct CustomElement {
     pub id: ElementId,
     /// Its document-local name, if any (API contract 12.1); runs keep it.
     #[serde(rename = "ref", default)]
-    pub reference: Option<crate::template::Ref>,
+    pub reference: Option<crate::reference::Ref>,
     /// What the element is.
     #[serde(rename = "type")]
     pub element_type: ElementType,
@@ -187,7 +187,7 @@ pub struct CustomElement {
 struct Written<'a> {
     id: ElementId,
     #[serde(rename = "ref")]
-    reference: Option<&'a crate::template::Ref>,
+    reference: Option<&'a crate::reference::Ref>,
     #[serde(rename = "type")]
     element_type: ElementType,
     label: &'a str,

@@ -5,13 +5,10 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use crate::actor::{Actor, Assignee};
 use crate::attachment::AttachmentSnapshot;
 use crate::comment::CommentSnapshot;
-use crate::ids::{
-    EventId, GuestId, RunId, ScheduleId, SectionId, TaskId, TeamId, TemplateId, TemplateTaskId,
-};
-use crate::run::RunStatus;
+use crate::ids::{EventId, GuestId, RunId, ScheduleId, TeamId, TemplateId};
+use crate::run::{RunSnapshot, TaskSnapshot};
 use crate::values::Email;
 
 mod stored;
@@ -217,63 +214,4 @@ impl EventPayload {
             Self::ScheduleFailed { .. } => None,
         }
     }
-}
-
-/// A run's fields as the Create response carries them (spec 2.5).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RunSnapshot {
-    /// The run.
-    pub id: RunId,
-    /// Its template.
-    pub template_id: TemplateId,
-    /// Its title.
-    pub title: String,
-    /// `active` or `completed`.
-    pub status: RunStatus,
-    /// Who started it.
-    pub started_by: Actor,
-    /// Its team.
-    pub team_id: TeamId,
-    /// Its time zone.
-    pub timezone: String,
-    /// When it was created.
-    #[serde(with = "time::serde::rfc3339")]
-    pub created_at: OffsetDateTime,
-    /// When it was completed.
-    #[serde(with = "time::serde::rfc3339::option")]
-    pub completed_at: Option<OffsetDateTime>,
-    /// When it is due.
-    #[serde(with = "time::serde::rfc3339::option")]
-    pub due_date: Option<OffsetDateTime>,
-    /// Whether link sharing is on.
-    pub is_shared: bool,
-}
-
-/// A run task's fields as a webhook or an email shows them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TaskSnapshot {
-    /// The task.
-    pub id: TaskId,
-    /// Its run.
-    pub instance_id: RunId,
-    /// The template task it was copied from.
-    pub template_task_id: TemplateTaskId,
-    /// The run section it belongs to.
-    pub section_id: SectionId,
-    /// Its title.
-    pub title: String,
-    /// Whether it is completed.
-    pub completed: bool,
-    /// When it was completed.
-    #[serde(with = "time::serde::rfc3339::option")]
-    pub completed_at: Option<OffsetDateTime>,
-    /// Who completed it.
-    pub completed_by: Option<Actor>,
-    /// Its assignee.
-    pub assignee: Option<Assignee>,
-    /// Whether completing it sends a webhook.
-    pub webhook_enabled: bool,
-    /// When it is due (absent from events written before emails were sent).
-    #[serde(default, with = "time::serde::rfc3339::option")]
-    pub due_date: Option<OffsetDateTime>,
 }

@@ -20,6 +20,7 @@ pub mod openapi;
 pub mod ports;
 pub mod queue;
 pub mod quote;
+pub mod reference;
 pub mod run;
 pub mod run_link;
 pub mod schedule;

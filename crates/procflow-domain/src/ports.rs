@@ -25,8 +25,8 @@ pub mod stores;
 pub mod time_and_ids;
 pub mod webhooks;
 
-pub use attachments::{AttachmentDecision, AttachmentStore};
-pub use comments::{CommentDecision, CommentEdit, CommentStore};
+pub use attachments::{AttachmentDecision, AttachmentStore, NewAttachment};
+pub use comments::{CommentDecision, CommentEdit, CommentStore, NewComment};
 pub use edge::{
     Admission, HealthCheck, IdempotencyBegin, IdempotencyStore, KeyChange, KeyChanges,
     KeyLifetimes, PoolUsage, RateDecision, RateLimiter, StoreStats, StoredResponse, WindowLimiter,

@@ -12,7 +12,7 @@ pub use batch::{BatchItem, TaskBatch, TasksChange};
 pub use inbox::{InboxFilter, InboxTask, inbox_key};
 pub use patch::{ElementWrite, TaskChange, TaskPatch};
 pub use start::{NewRun, Prefill, StartRun};
-pub use task::{Decision, ListedTask, RunTask, TaskState, TaskStatus};
+pub use task::{Decision, ListedTask, RunTask, TaskSnapshot, TaskState, TaskStatus};
 pub use visibility::{
     LiveTask, LogicPlan, LogicState, PlannedElement, PlannedTask, RunLogic, RunRule, TaskFlags,
     evaluate,
@@ -20,10 +20,10 @@ pub use visibility::{
 
 use std::num::NonZeroU32;
 
+use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::actor::Actor;
-use crate::event::RunSnapshot;
 use crate::ids::{RunId, TeamId, TemplateId};
 use crate::names::named;
 use crate::template::Section;
@@ -208,6 +208,36 @@ impl Run {
             is_shared: self.is_shared,
         }
     }
+}
+
+/// A run's fields as the Create response carries them (spec 2.5).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunSnapshot {
+    /// The run.
+    pub id: RunId,
+    /// Its template.
+    pub template_id: TemplateId,
+    /// Its title.
+    pub title: String,
+    /// `active` or `completed`.
+    pub status: RunStatus,
+    /// Who started it.
+    pub started_by: Actor,
+    /// Its team.
+    pub team_id: TeamId,
+    /// Its time zone.
+    pub timezone: String,
+    /// When it was created.
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    /// When it was completed.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub completed_at: Option<OffsetDateTime>,
+    /// When it is due.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub due_date: Option<OffsetDateTime>,
+    /// Whether link sharing is on.
+    pub is_shared: bool,
 }
 
 /// Which runs a list returns.

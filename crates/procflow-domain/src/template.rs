@@ -8,9 +8,11 @@ mod logic;
 pub use document::{ElementDocument, SectionDocument, TaskDocument, TemplateDocument};
 pub use due_date::{DATE_UNITS, DueDateRule, IsoDuration, TIME_UNITS};
 pub use logic::{
-    Condition, MAX_CONDITIONS, MAX_REF_CHARS, MAX_RULES, OPERATORS_BY_TYPE, Operator, REF_PATTERN,
-    Ref, Rule, RuleDocument, TemplateRule, When, operator_table,
+    Condition, MAX_CONDITIONS, MAX_RULES, OPERATORS_BY_TYPE, Operator, Rule, RuleDocument,
+    TemplateRule, When, operator_table,
 };
+
+pub use crate::reference::{MAX_REF_CHARS, REF_PATTERN, Ref};
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;

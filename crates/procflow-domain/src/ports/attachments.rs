@@ -3,11 +3,21 @@
 
 use async_trait::async_trait;
 
-use crate::attachment::{Attachment, NewAttachment};
+use crate::attachment::Attachment;
 use crate::error::DomainResult;
+use crate::event::Event;
 use crate::ids::{AttachmentId, RunId, TaskId, TeamId};
 use crate::run::RunTask;
 use crate::values::{Page, PageRequest};
+
+/// An attachment to store, with the events it raises: written in one transaction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewAttachment {
+    /// The attachment.
+    pub attachment: Attachment,
+    /// `task.attachment_added`.
+    pub events: Vec<Event>,
+}
 
 /// Decides a new attachment's row from the task as it is when the row is written.
 pub type AttachmentDecision<'a> =

@@ -2,11 +2,21 @@
 
 use async_trait::async_trait;
 
-use crate::comment::{Comment, NewComment};
+use crate::comment::Comment;
 use crate::error::DomainResult;
+use crate::event::Event;
 use crate::ids::{CommentId, RunId, TaskId, TeamId};
 use crate::run::RunTask;
 use crate::values::{Page, PageRequest};
+
+/// A comment to store, with the events it raises: written in one transaction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewComment {
+    /// The comment.
+    pub comment: Comment,
+    /// `task.comment_created`, and one notice per email to send.
+    pub events: Vec<Event>,
+}
 
 /// Decides a new comment from the run's title and the task as they are when it is written.
 pub type CommentDecision<'a> =

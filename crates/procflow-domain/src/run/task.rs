@@ -1,10 +1,10 @@
 //! A run's task: its state (open, completed, skipped) and its current form values.
 
+use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::actor::{Actor, Assignee};
 use crate::element::{CustomElement, StoredElements};
-use crate::event::TaskSnapshot;
 use crate::ids::{RunId, SectionId, TaskId, TemplateTaskId};
 use crate::names::named;
 use crate::template::{Ref, TaskType};
@@ -224,3 +224,32 @@ impl ListedTask {
 }
 
 impl crate::etag::Tagged for RunTask {}
+
+/// A run task's fields as a webhook or an email shows them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskSnapshot {
+    /// The task.
+    pub id: TaskId,
+    /// Its run.
+    pub instance_id: RunId,
+    /// The template task it was copied from.
+    pub template_task_id: TemplateTaskId,
+    /// The run section it belongs to.
+    pub section_id: SectionId,
+    /// Its title.
+    pub title: String,
+    /// Whether it is completed.
+    pub completed: bool,
+    /// When it was completed.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub completed_at: Option<OffsetDateTime>,
+    /// Who completed it.
+    pub completed_by: Option<Actor>,
+    /// Its assignee.
+    pub assignee: Option<Assignee>,
+    /// Whether completing it sends a webhook.
+    pub webhook_enabled: bool,
+    /// When it is due (absent from events written before emails were sent).
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub due_date: Option<OffsetDateTime>,
+}

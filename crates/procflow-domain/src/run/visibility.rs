@@ -24,8 +24,8 @@ use time::OffsetDateTime;
 use super::{RunTask, TaskStatus};
 use crate::actor::Assignee;
 use crate::element::ElementType;
-use crate::event::TaskSnapshot;
 use crate::ids::{ElementId, RunId, SectionId, TaskId, TemplateTaskId};
+use crate::run::TaskSnapshot;
 use crate::template::{Rule, Template};
 
 /// A rule of a run: tasks named by run task id, elements by id (as `GET /process-runs/:id`

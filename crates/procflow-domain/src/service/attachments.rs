@@ -4,10 +4,11 @@
 use std::sync::Arc;
 
 use crate::actor::Actor;
-use crate::attachment::{Attachment, NewAttachment, declared_content_type, display_filename};
+use crate::attachment::{Attachment, declared_content_type, display_filename};
 use crate::error::{DomainError, DomainResult};
 use crate::event::{Event, EventPayload};
 use crate::ids::{AttachmentId, EventId, RunId, TaskId, TeamId};
+use crate::ports::NewAttachment;
 use crate::ports::files::{ByteSource, FileStore, StorageKey, StoredObject};
 use crate::ports::{AttachmentStore, Clock, IdGenerator, RunStore, TeamStore};
 use crate::run::RunTask;

@@ -7,11 +7,12 @@ use std::sync::Arc;
 
 use crate::actor::{Actor, Assignee};
 use crate::attachment::Attachment;
-use crate::comment::{Comment, NewComment, comment_text, mentioned_emails};
+use crate::comment::{Comment, comment_text, mentioned_emails};
 use crate::error::{DomainError, DomainResult, ValidationError};
 use crate::etag::IfMatch;
 use crate::event::{Event, EventPayload};
 use crate::ids::{AttachmentId, CommentId, EventId, RunId, TaskId, TeamId, UserId};
+use crate::ports::NewComment;
 use crate::ports::{AttachmentStore, Clock, CommentStore, IdGenerator, RunStore, TeamStore};
 use crate::team::Team;
 use crate::values::{Email, Page, PageRequest};

@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use crate::actor::{Actor, Assignee};
 use crate::error::{DomainError, DomainResult};
-use crate::event::{Event, EventPayload, TaskSnapshot};
+use crate::event::{Event, EventPayload};
 use crate::ids::{EmailId, EventId, RunId, TeamId};
 use crate::mail::{DueNotice, MailComment, MailContent, MailKind, NewMail};
 use crate::ports::{Clock, IdGenerator, MailQueue, NoticeStore, RunStore, TeamStore};
+use crate::run::TaskSnapshot;
 use crate::sharing::{Share, share_url};
 use crate::team::Team;
 use crate::values::Email;

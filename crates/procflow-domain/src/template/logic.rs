@@ -1,7 +1,7 @@
-//! Process logic in a template (API contract 12.1): document-local names (`ref`), the rules
-//! that show and hide tasks from form values, and the operators their conditions use. The
-//! checks that turn a document's rules and dependencies into a template's live in `resolve`;
-//! what a condition means for a value, in `operators`.
+//! Process logic in a template (API contract 12.1): the rules that show and hide tasks from
+//! form values, and the operators their conditions use; tasks and elements are named in them
+//! by [`crate::reference::Ref`]. The checks that turn a document's rules and dependencies into
+//! a template's live in `resolve`; what a condition means for a value, in `operators`.
 
 mod graph;
 mod operators;
@@ -9,9 +9,6 @@ mod resolve;
 
 pub use operators::{OPERATORS_BY_TYPE, operator_table};
 pub(crate) use resolve::{LogicSources, resolve};
-
-use std::fmt;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -24,77 +21,6 @@ pub const MAX_RULES: usize = 200;
 
 /// The most conditions an `all` or an `any` may hold.
 pub const MAX_CONDITIONS: usize = 20;
-
-/// The longest `ref`, in characters.
-pub const MAX_REF_CHARS: usize = 64;
-
-/// What a `ref` looks like, as a regular expression (also the OpenAPI `pattern`).
-pub const REF_PATTERN: &str = "^[a-z0-9][a-z0-9_-]{0,63}$";
-
-/// A document-local name of a task or an element (`^[a-z0-9][a-z0-9_-]{0,63}$`): unique
-/// among the template's tasks and among its elements, kept across edits like an id, and
-/// copied into runs.
-///
-/// ```
-/// use procflow_domain::template::Ref;
-///
-/// let name: Ref = "git-access".parse().unwrap();
-/// assert_eq!(name.as_str(), "git-access");
-/// assert!("Git access".parse::<Ref>().is_err());
-/// assert!("-dash-first".parse::<Ref>().is_err());
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct Ref(String);
-
-impl Ref {
-    /// The name.
-    #[must_use]
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for Ref {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl FromStr for Ref {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let mut chars = text.chars();
-        let first_fits = chars
-            .next()
-            .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
-        let rest_fits =
-            chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
-        if first_fits && rest_fits && text.len() <= MAX_REF_CHARS {
-            Ok(Self(text.to_owned()))
-        } else {
-            Err(format!(
-                "{text:?} is not a ref: 1 to {MAX_REF_CHARS} lowercase letters, digits, `_` \
-                 and `-`, starting with a letter or a digit"
-            ))
-        }
-    }
-}
-
-impl TryFrom<String> for Ref {
-    type Error = String;
-
-    fn try_from(text: String) -> Result<Self, Self::Error> {
-        text.parse()
-    }
-}
-
-impl From<Ref> for String {
-    fn from(name: Ref) -> Self {
-        name.0
-    }
-}
 
 named! {
     /// How a condition compares an element's current value. Which operators fit which element

@@ -397,9 +397,9 @@ mod tests {
     use uuid::Uuid;
 
     use super::*;
-    use crate::event::{RunSnapshot, TaskSnapshot};
     use crate::ids::TeamId;
     use crate::run::RunStatus;
+    use crate::run::{RunSnapshot, TaskSnapshot};
 
     fn run(started_by: Actor) -> RunSnapshot {
         RunSnapshot {

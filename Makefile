@@ -151,7 +151,7 @@ CITUS_SKIP := --skip conformance::migrations:: \
 	--skip counts_kept_as_timestamps_before_the_migration \
 	--skip a_link_made_before_the_migration_still_opens_its_run
 .PHONY: test-citus
-test-citus:
+test-citus: mail-tools
 	@if [ -z "$(CITUS_URL)" ]; then \
 		echo "test-citus: skipped: set CITUS_URL=postgres://... to a Citus coordinator"; \
 	else \

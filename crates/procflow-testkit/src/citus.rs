@@ -23,23 +23,42 @@ pub(crate) fn url_in(url: &str, schema: &str) -> String {
     format!("{url}{separator}options=-c%20search_path%3D{schema}%20-c%20citus.shard_count%3D2")
 }
 
+/// How many schemas a test's migration is tried on. The tests migrate several schemas at once,
+/// and Citus cancels one of two migrations that deadlock on the metadata they share (their
+/// tables are colocated): the one cancelled is run again, from scratch on a fresh schema.
+const ATTEMPTS: usize = 3;
+
 /// A new schema on the coordinator, migrated by `migrate`; returns its name and URL.
 pub(crate) async fn create<F>(coordinator: &str, migrate: F) -> Result<(String, String), String>
 where
-    F: AsyncFnOnce(&str) -> Result<(), BoxError>,
+    F: AsyncFn(&str) -> Result<(), BoxError>,
 {
-    let schema = next_test_db_name();
     let admin = admin::connect(coordinator)
         .await
         .map_err(|err| err.to_string())?;
-    admin::execute(&admin, &format!("CREATE SCHEMA {}", quote_ident(&schema)))
-        .await
-        .map_err(|err| err.to_string())?;
-    let url = url_in(coordinator, &schema);
-    migrate(&url)
-        .await
-        .map_err(|err| format!("migrating the schema {schema} on Citus: {err}"))?;
-    Ok((schema, url))
+    let mut attempt = 1;
+    loop {
+        let schema = next_test_db_name();
+        admin::execute(&admin, &format!("CREATE SCHEMA {}", quote_ident(&schema)))
+            .await
+            .map_err(|err| err.to_string())?;
+        let url = url_in(coordinator, &schema);
+        let failure = match migrate(&url).await {
+            Ok(()) => return Ok((schema, url)),
+            Err(err) => format!("migrating the schema {schema} on Citus: {err}"),
+        };
+        if attempt == ATTEMPTS || !deadlocked(&failure) {
+            return Err(failure);
+        }
+        drop_schema(coordinator, &schema).await?;
+        attempt += 1;
+    }
+}
+
+/// Whether a migration failed as the victim of a deadlock (Citus: "canceling the transaction
+/// since it was involved in a distributed deadlock"; PostgreSQL: "deadlock detected").
+fn deadlocked(failure: &str) -> bool {
+    failure.contains("deadlock")
 }
 
 /// Drops a test's schema, its tables and their shards.
@@ -51,4 +70,21 @@ pub(crate) async fn drop_schema(coordinator: &str, schema: &str) -> Result<(), S
     admin::execute(&admin, &sql)
         .await
         .map_err(|err| err.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_deadlock_is_tried_again() {
+        assert!(deadlocked(
+            "migration failed: canceling the transaction since it was involved in a distributed \
+             deadlock"
+        ));
+        assert!(deadlocked("migration failed: deadlock detected"));
+        assert!(!deadlocked(
+            "migration failed: relation \"runs\" already exists"
+        ));
+    }
 }

@@ -42,6 +42,8 @@ impl TestDatabase {
     /// The first call for a key on a server creates the template and runs `migrate` on it,
     /// under a server-wide advisory lock so that processes sharing the server do it once.
     /// `migrate` must close its connections before it returns (any left are terminated).
+    /// On a Citus coordinator (`CITUS_URL`) each test gets a schema of its own, and `migrate`
+    /// runs again on a fresh one when Citus cancelled it in a deadlock with another test's.
     /// Later calls, in this process or another one on the same server, only clone: about a
     /// tenth of a second. On a server shared across runs (`DATABASE_URL`) the template stays
     /// between runs, so `template_key` must change when the migrations change: see
@@ -58,7 +60,7 @@ impl TestDatabase {
     )]
     pub async fn create<F>(template_key: &str, migrate: F) -> TestDatabase
     where
-        F: AsyncFnOnce(&str) -> Result<(), Box<dyn std::error::Error + Send + Sync>>,
+        F: AsyncFn(&str) -> Result<(), Box<dyn std::error::Error + Send + Sync>>,
     {
         match Self::try_create(template_key, migrate).await {
             Ok(database) => database,
@@ -68,7 +70,7 @@ impl TestDatabase {
 
     async fn try_create<F>(template_key: &str, migrate: F) -> Result<Self, String>
     where
-        F: AsyncFnOnce(&str) -> Result<(), BoxError>,
+        F: AsyncFn(&str) -> Result<(), BoxError>,
     {
         if let Some(coordinator) = citus::coordinator() {
             let (name, url) = citus::create(&coordinator, migrate).await?;

@@ -3,7 +3,7 @@
 //! with the field's name, so the use cases take only values that are valid.
 
 use actix_web::dev::Payload;
-use actix_web::{FromRequest, HttpRequest, web};
+use actix_web::{FromRequest, HttpRequest, error as actix_error, web};
 use futures_util::future::LocalBoxFuture;
 use procflow_domain::actor::Assignee;
 use procflow_domain::error::{Resource, ValidationError};
@@ -221,4 +221,36 @@ impl IntoRequest for InviteBody {
             reminder_days: self.reminder_days,
         })
     }
+}
+
+/// The JSON body configuration every route shares.
+#[must_use]
+pub fn json_config(limit: usize) -> web::JsonConfig {
+    web::JsonConfig::default()
+        .limit(limit)
+        .error_handler(json_error)
+}
+
+/// Bodies: malformed JSON, wrong types and unknown fields are 400; too large 413; not JSON 415.
+pub fn json_error(error: actix_error::JsonPayloadError, request: &HttpRequest) -> actix_web::Error {
+    use actix_error::JsonPayloadError as E;
+    // A body the transport guard ended (too slow, or a broken chunked encoding) reads as
+    // incomplete here: its answer says why.
+    if let (E::Payload(_) | E::Deserialize(_), Some(fault)) =
+        (&error, crate::transport::body_fault(request))
+    {
+        return fault.into();
+    }
+    let api = match &error {
+        E::ContentType => ApiError::unsupported_media_type(),
+        E::OverflowKnownLength { limit, .. } | E::Overflow { limit } => {
+            ApiError::payload_too_large(*limit)
+        }
+        E::Deserialize(cause) if cause.is_data() => {
+            ApiError::validation(format!("invalid request body: {cause}"))
+        }
+        E::Deserialize(cause) => ApiError::validation(format!("malformed JSON: {cause}")),
+        other => ApiError::validation(format!("unreadable request body: {other}")),
+    };
+    api.into()
 }

@@ -3,7 +3,7 @@
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderName, HeaderValue};
-use actix_web::{HttpRequest, HttpResponse, ResponseError, error as actix_error, web};
+use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use procflow_domain::error::{DomainError, ErrorCode, Resource, ValidationError};
 use procflow_domain::quote::shorten_quotes;
 use procflow_wire::{ErrorBody, ErrorResponse};
@@ -225,35 +225,6 @@ impl From<DomainError> for ApiError {
     }
 }
 
-/// Bodies: malformed JSON, wrong types and unknown fields are 400; too large 413; not JSON 415.
-pub fn json_error(error: actix_error::JsonPayloadError, request: &HttpRequest) -> actix_web::Error {
-    use actix_error::JsonPayloadError as E;
-    // A body the transport guard ended (too slow, or a broken chunked encoding) reads as
-    // incomplete here: its answer says why.
-    if let (E::Payload(_) | E::Deserialize(_), Some(fault)) =
-        (&error, crate::transport::body_fault(request))
-    {
-        return fault.into();
-    }
-    let api = match &error {
-        E::ContentType => ApiError::unsupported_media_type(),
-        E::OverflowKnownLength { limit, .. } | E::Overflow { limit } => {
-            ApiError::payload_too_large(*limit)
-        }
-        E::Deserialize(cause) if cause.is_data() => {
-            ApiError::validation(format!("invalid request body: {cause}"))
-        }
-        E::Deserialize(cause) => ApiError::validation(format!("malformed JSON: {cause}")),
-        other => ApiError::validation(format!("unreadable request body: {other}")),
-    };
-    api.into()
-}
-
-/// Query strings: a bad value or an unknown parameter is 400.
-pub fn query_error(error: actix_error::QueryPayloadError, _: &HttpRequest) -> actix_web::Error {
-    ApiError::validation(format!("invalid query: {error}")).into()
-}
-
 /// Unknown routes: 404 in the envelope.
 pub async fn no_route(request: HttpRequest) -> HttpResponse {
     ApiError::not_found(format!(
@@ -262,18 +233,4 @@ pub async fn no_route(request: HttpRequest) -> HttpResponse {
         request.path()
     ))
     .error_response()
-}
-
-/// The JSON body configuration every route shares.
-#[must_use]
-pub fn json_config(limit: usize) -> web::JsonConfig {
-    web::JsonConfig::default()
-        .limit(limit)
-        .error_handler(json_error)
-}
-
-/// The query configuration every route shares.
-#[must_use]
-pub fn query_config() -> web::QueryConfig {
-    web::QueryConfig::default().error_handler(query_error)
 }

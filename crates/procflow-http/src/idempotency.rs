@@ -31,7 +31,7 @@ pub use self::sweep::{KeySweep, SWEEP_EVERY};
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::middleware::RequestId;
+use crate::request_id::RequestId;
 
 /// The request header.
 pub const HEADER: &str = "idempotency-key";

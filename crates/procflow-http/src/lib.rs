@@ -16,6 +16,7 @@ pub mod middleware;
 pub mod openapi;
 pub mod params;
 pub mod rate_limit;
+pub mod request_id;
 pub mod routes;
 pub mod transport;
 pub mod upload;
@@ -260,8 +261,8 @@ pub fn serve(
         let body_limit = state.config.body_limit_bytes;
         App::new()
             .app_data(state.clone())
-            .app_data(error::json_config(body_limit))
-            .app_data(error::query_config())
+            .app_data(bodies::json_config(body_limit))
+            .app_data(params::query_config())
             .app_data(web::PayloadConfig::new(body_limit))
             .wrap(actix_web::middleware::from_fn(middleware::around))
             .configure(routes::configure)

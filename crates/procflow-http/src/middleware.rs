@@ -13,10 +13,7 @@ use actix_web::middleware::Next;
 use crate::error::ApiError;
 use crate::metrics;
 use crate::rate_limit::{Quota, headers};
-
-/// The id of one request, in its extensions and in its `X-Request-Id` header.
-#[derive(Clone, Debug)]
-pub struct RequestId(pub String);
+use crate::request_id::RequestId;
 
 /// Gives every response an `X-Request-Id`, turns a panic into a 500 in the envelope, adds the
 /// `RateLimit-*` headers to admitted requests, and accounts for every request once: one log

@@ -1,5 +1,6 @@
 //! Path and query parameters: ids that name nothing are 404, bad query values 400.
 
+use actix_web::{HttpRequest, error as actix_error, web};
 use procflow_domain::actor::Assignee;
 use procflow_domain::error::Resource;
 use procflow_domain::ids::{RunId, TaskId, TemplateId};
@@ -239,4 +240,15 @@ fn template_filter(text: Option<&str>) -> Result<Option<TemplateId>, ApiError> {
         })
     })
     .transpose()
+}
+
+/// The query configuration every route shares.
+#[must_use]
+pub fn query_config() -> web::QueryConfig {
+    web::QueryConfig::default().error_handler(query_error)
+}
+
+/// Query strings: a bad value or an unknown parameter is 400.
+pub fn query_error(error: actix_error::QueryPayloadError, _: &HttpRequest) -> actix_web::Error {
+    ApiError::validation(format!("invalid query: {error}")).into()
 }

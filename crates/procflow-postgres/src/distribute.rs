@@ -10,11 +10,10 @@
 //! tables, enforced on each shard), all in one transaction: a failure leaves the schema as it
 //! was.
 
-use diesel::connection::Connection;
+use diesel::connection::LoadConnection;
+use diesel::pg::Pg;
 use diesel::sql_types::{Bool, Text};
 use diesel::{QueryableByName, RunQueryDsl};
-
-use crate::migrate::SyncConnection;
 
 /// Global tables: replicated to every node as reference tables (each with why).
 pub const REFERENCE_TABLES: &[&str] = &[
@@ -56,7 +55,7 @@ struct ForeignKey {
 }
 
 /// Whether the database is a Citus coordinator (the extension is installed).
-pub(crate) fn is_citus(conn: &mut SyncConnection) -> diesel::QueryResult<bool> {
+pub(crate) fn is_citus<C: LoadConnection<Backend = Pg>>(conn: &mut C) -> diesel::QueryResult<bool> {
     diesel::sql_query(
         "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS present",
     )
@@ -88,7 +87,9 @@ const KEYS_OF: &str = "\
 
 /// Distributes what is not distributed yet; returns the tables it distributed (empty when the
 /// database is not a Citus coordinator).
-pub(crate) fn distribute(conn: &mut SyncConnection) -> diesel::QueryResult<Vec<String>> {
+pub(crate) fn distribute<C: LoadConnection<Backend = Pg>>(
+    conn: &mut C,
+) -> diesel::QueryResult<Vec<String>> {
     if !is_citus(conn)? {
         return Ok(Vec::new());
     }

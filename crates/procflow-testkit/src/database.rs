@@ -42,12 +42,13 @@ impl TestDatabase {
     /// The first call for a key on a server creates the template and runs `migrate` on it,
     /// under a server-wide advisory lock so that processes sharing the server do it once.
     /// `migrate` must close its connections before it returns (any left are terminated).
-    /// On a Citus coordinator (`CITUS_URL`) each test gets a schema of its own, and `migrate`
-    /// runs again on a fresh one when Citus cancelled it in a deadlock with another test's.
     /// Later calls, in this process or another one on the same server, only clone: about a
     /// tenth of a second. On a server shared across runs (`DATABASE_URL`) the template stays
     /// between runs, so `template_key` must change when the migrations change: see
     /// [`dir_fingerprint`](crate::dir_fingerprint).
+    ///
+    /// On a Citus coordinator (`CITUS_URL`) each test gets a schema of its own, and `migrate`
+    /// runs again on a fresh one when Citus cancelled it in a deadlock with another test's.
     ///
     /// Call it inside a tokio runtime; the returned future is `Send` when `migrate`'s is.
     ///

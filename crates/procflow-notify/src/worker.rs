@@ -187,12 +187,15 @@ impl Worker {
         // job claims nothing: two transactions saved per event of a team without endpoints or
         // mail. An attempt that ends only frees a slot: slots are refilled once half are free,
         // not one by one, so that a busy worker claims in batches rather than a statement per
-        // delivery.
-        let (mut look, mut more_due) = (true, true);
+        // delivery. `backlog`: the last fan-out took a full batch, so more events wait: one
+        // batch per turn of the loop, so that a steady stream of events (a full batch every
+        // time) cannot keep the loop from starting the jobs its fan-outs queue.
+        let (mut look, mut more_due, mut backlog) = (true, true, false);
         loop {
-            if look {
+            if look || backlog {
+                backlog = false;
                 for channel in &self.channels {
-                    while channel.dispatch().await {}
+                    backlog |= channel.dispatch().await;
                 }
                 more_due |= self.signal.jobs_queued();
             }
@@ -215,6 +218,7 @@ impl Worker {
             look = false;
             tokio::select! {
                 _ = stopped.changed() => break,
+                () = std::future::ready(()), if backlog => {}
                 () = self.signal.wait() => {
                     tokio::time::sleep(self.config.gather).await;
                     look = true;
@@ -267,11 +271,13 @@ mod tests {
 
     use super::*;
 
-    /// A channel that counts its dispatches and claims.
+    /// A channel that counts its dispatches and claims; its fan-out takes a full batch every
+    /// time when `streaming` (events keep coming).
     #[derive(Default)]
     struct Counting {
         dispatches: AtomicUsize,
         claims: AtomicUsize,
+        streaming: bool,
     }
 
     #[async_trait]
@@ -282,7 +288,8 @@ mod tests {
 
         async fn dispatch(&self) -> bool {
             self.dispatches.fetch_add(1, Ordering::SeqCst);
-            false
+            tokio::task::yield_now().await;
+            self.streaming
         }
 
         async fn start_due(&self, _free: usize, _tasks: &mut JoinSet<()>) -> usize {
@@ -358,6 +365,42 @@ mod tests {
         signal.rung.notify_one();
         turn(3).await;
         assert_eq!(counts(), (3, 2), "jobs queued: claimed");
+        worker.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_steady_stream_of_events_does_not_keep_the_loop_from_claiming() {
+        let channel = Arc::new(Counting {
+            streaming: true,
+            ..Counting::default()
+        });
+        let (waits, _) = watch::channel(0);
+        let signal = Arc::new(Scripted {
+            rung: Notify::new(),
+            jobs: AtomicBool::new(true),
+            waits,
+        });
+        let config = WorkerConfig {
+            poll_interval: Duration::from_secs(3600),
+            gather: Duration::ZERO,
+            ..WorkerConfig::default()
+        };
+        let worker = Worker::new(vec![channel.clone()], signal, config).spawn();
+        // Fanning out until no full batch is left, the loop would never come to its claim.
+        let claimed = tokio::time::timeout(Duration::from_secs(10), async {
+            while channel.claims.load(Ordering::SeqCst) == 0
+                || channel.dispatches.load(Ordering::SeqCst) < 3
+            {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await;
+        assert!(
+            claimed.is_ok(),
+            "claims {} after {} full fan-outs",
+            channel.claims.load(Ordering::SeqCst),
+            channel.dispatches.load(Ordering::SeqCst)
+        );
         worker.stop().await;
     }
 }

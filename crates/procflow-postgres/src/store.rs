@@ -97,7 +97,10 @@ impl PgStore {
     pub fn new(config: &PoolConfig) -> Result<Self, StoreError> {
         let pool = pool::build(config)?;
         Ok(Self {
-            shared: std::sync::Arc::new(shared::Shared::for_pool(pool.status().max_size)),
+            shared: std::sync::Arc::new(shared::Shared::for_pool(
+                pool.status().max_size,
+                config.timeout,
+            )),
             pool,
             config: std::sync::Arc::new(config.clone()),
             worker_pools: std::sync::Arc::default(),
@@ -152,7 +155,7 @@ impl PgStore {
         pool: PgPool,
         worker_pools: std::sync::Arc<std::sync::Mutex<Vec<WeakPgPool>>>,
     ) -> Self {
-        let shared = shared::Shared::for_pool(pool.status().max_size);
+        let shared = shared::Shared::for_pool(pool.status().max_size, self.config.timeout);
         Self {
             pool,
             config: self.config.clone(),

@@ -28,7 +28,7 @@ pub(super) async fn list(
     page: PageRequest,
 ) -> DomainResult<Page<InboxTask>> {
     let conn = store.shared_conn().await?;
-    conn.settle(list_on(&conn, team, filter, now, page).await)
+    conn.run(list_on(&conn, team, filter, now, page)).await
 }
 
 /// The inbox's page (and its cursor's position) on `conn`, each statement committing alone.

@@ -265,7 +265,8 @@ impl RateLimiter for PgStore {
     ) -> DomainResult<Option<Admission>> {
         // Each statement commits alone: on the connection the reads beside it share.
         let conn = self.shared_conn().await?;
-        conn.settle(self.admit_on(&conn, key_hash, now, limit, window).await)
+        conn.run(self.admit_on(&conn, key_hash, now, limit, window))
+            .await
     }
 }
 

@@ -403,13 +403,12 @@ impl RunStore for PgStore {
     async fn get_run(&self, team: TeamId, id: RunId) -> DomainResult<Run> {
         let conn = self.shared_conn().await?;
         // Independent reads, pipelined: one round trip for both.
-        let (row, sections) = conn.settle(
-            try_join(
+        let (row, sections) = conn
+            .run(try_join(
                 run_header(&conn, team, id, false),
                 sections_of_runs(&conn, team, &[id.as_uuid()]),
-            )
-            .await,
-        )?;
+            ))
+            .await?;
         row.into_domain(sections.into_iter().map(|(_, s)| s).collect())
     }
 
@@ -420,7 +419,7 @@ impl RunStore for PgStore {
         page: PageRequest,
     ) -> DomainResult<Page<Run>> {
         let conn = self.shared_conn().await?;
-        conn.settle(list_runs_on(&conn, team, filter, page).await)
+        conn.run(list_runs_on(&conn, team, filter, page)).await
     }
 
     async fn list_tasks(
@@ -430,7 +429,7 @@ impl RunStore for PgStore {
         page: PageRequest,
     ) -> DomainResult<Page<ListedTask>> {
         let conn = self.shared_conn().await?;
-        conn.settle(list_tasks_on(&conn, team, run, page).await)
+        conn.run(list_tasks_on(&conn, team, run, page)).await
     }
 
     async fn list_inbox(
@@ -445,7 +444,7 @@ impl RunStore for PgStore {
 
     async fn get_task(&self, team: TeamId, run: RunId, task: TaskId) -> DomainResult<RunTask> {
         let conn = self.shared_conn().await?;
-        conn.settle(get_task_on(&conn, team, run, task).await)
+        conn.run(get_task_on(&conn, team, run, task)).await
     }
 
     async fn update_task(

@@ -10,29 +10,75 @@
 //! them in turn (`docs/performance.md`, "Reads and admissions on one connection").
 //!
 //! Every statement sent here must commit alone: no transaction can begin on a shared
-//! connection (diesel-async runs none through a `&AsyncPgConnection`), and none of these
-//! statements waits on a lock longer than an admission's row update, so none holds the
-//! others up for long. A connection that fails is given back (the pool drops it when it is
-//! broken) and the next statement takes another. A pool of one connection shares nothing: its
-//! only connection must stay free for transactions.
+//! connection (diesel-async runs none through a `&AsyncPgConnection`). These statements take
+//! no lock longer than an admission's row update, but one may wait for a lock held elsewhere
+//! (a table locked by a migration or a stuck session), and the statements sent behind it wait
+//! with it, each then waiting its own `lock_timeout` in turn. So a statement not answered
+//! within the pool's checkout timeout fails `Unavailable`, as a request that waited that long
+//! for a connection of its own would, and the connection is no longer shared nor given back to
+//! the pool: it is closed once its users are done. A connection that fails is given back (the
+//! pool drops it when it is broken) and the next statement takes another. A pool of one
+//! connection shares nothing: its only connection must stay free for transactions.
 
 use std::ops::Deref;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
-use diesel_async::AsyncPgConnection;
 use diesel_async::pooled_connection::PoolableConnection;
 use diesel_async::pooled_connection::deadpool::Object;
+use diesel_async::{AnsiTransactionManager, AsyncPgConnection, TransactionManager};
 use procflow_domain::error::{DomainError, DomainResult, StoreError};
 
 use super::PgStore;
 
-type Pooled = Arc<Object<AsyncPgConnection>>;
+type Pooled = Arc<Lease>;
+
+/// A connection taken from the pool to share: given back when its last user is done. When a
+/// statement on it was given up, it is marked broken first, so that the pool closes it rather
+/// than give it out again (its backend may still be working through the statements sent
+/// before and after that one).
+struct Lease {
+    conn: Object<AsyncPgConnection>,
+    given_up: AtomicBool,
+}
+
+impl Lease {
+    fn new(conn: Object<AsyncPgConnection>) -> Self {
+        Self {
+            conn,
+            given_up: AtomicBool::new(false),
+        }
+    }
+
+    fn conn_mut(&mut self) -> &mut AsyncPgConnection {
+        &mut self.conn
+    }
+}
+
+impl Deref for Lease {
+    type Target = AsyncPgConnection;
+
+    fn deref(&self) -> &AsyncPgConnection {
+        &self.conn
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        if self.given_up.load(Ordering::SeqCst) {
+            AnsiTransactionManager::transaction_manager_status_mut(self.conn_mut()).set_in_error();
+        }
+    }
+}
 
 /// The connection a store shares, once one was taken from its pool.
 pub(super) struct Shared {
     /// Whether the pool has two connections or more: fixed with the pool, so the hot path
     /// reads it rather than asking the pool.
     enabled: bool,
+    /// How long a statement may go unanswered: the pool's checkout timeout.
+    patience: Duration,
     slot: Mutex<Option<Pooled>>,
     /// Held while a connection is taken from the pool to share, so that the requests that
     /// find none shared take one between them, not one each.
@@ -40,10 +86,12 @@ pub(super) struct Shared {
 }
 
 impl Shared {
-    /// Sharing for a pool of `max_size` connections: none below two.
-    pub(super) fn for_pool(max_size: usize) -> Self {
+    /// Sharing for a pool of `max_size` connections (none below two) whose checkouts wait
+    /// `patience` at most.
+    pub(super) fn for_pool(max_size: usize, patience: Duration) -> Self {
         Self {
             enabled: max_size >= 2,
+            patience,
             slot: Mutex::default(),
             taking: tokio::sync::Mutex::default(),
         }
@@ -55,7 +103,7 @@ impl Shared {
         let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(conn) = slot.as_mut()
             && let Some(alone) = Arc::get_mut(conn)
-            && PoolableConnection::is_broken(&mut **alone)
+            && PoolableConnection::is_broken(alone.conn_mut())
         {
             *slot = None;
         }
@@ -93,13 +141,36 @@ impl Deref for SharedConn {
 }
 
 impl SharedConn {
-    /// `result` of the statements run on this connection, passed on; a shared connection that
-    /// failed them (lost, or any other reason the store calls it unavailable) is no longer
-    /// shared, so that the next statements go to another.
-    pub(super) fn settle<T>(&self, result: DomainResult<T>) -> DomainResult<T> {
-        if let (Some(home), Err(DomainError::Store(StoreError::Unavailable(_)))) =
-            (&self.home, &result)
-        {
+    /// Runs `statements` on this connection and passes their result on. On a shared
+    /// connection they fail `Unavailable` when unanswered within the pool's checkout timeout,
+    /// and the connection is then closed once its users are done; a shared connection that
+    /// failed them (lost, given up, or any other reason the store calls it unavailable) is no
+    /// longer shared, so that the next statements go to another.
+    pub(super) async fn run<T>(
+        &self,
+        statements: impl Future<Output = DomainResult<T>>,
+    ) -> DomainResult<T> {
+        let Some(home) = &self.home else {
+            return statements.await;
+        };
+        let result = match tokio::time::timeout(home.patience, statements).await {
+            Ok(result) => result,
+            Err(_) => {
+                tracing::warn!(
+                    patience_ms = home.patience.as_millis() as u64,
+                    "a statement on the shared database connection went unanswered: the \
+                     connection is closed and the next statements take another"
+                );
+                self.conn.given_up.store(true, Ordering::SeqCst);
+                Err(StoreError::Unavailable(format!(
+                    "no answer within {} ms: statements ahead on the connection wait for a \
+                     lock held elsewhere",
+                    home.patience.as_millis()
+                ))
+                .into())
+            }
+        };
+        if let Err(DomainError::Store(StoreError::Unavailable(_))) = &result {
             tracing::warn!("a shared database connection failed: the next statements take another");
             home.forget(&self.conn);
         }
@@ -116,7 +187,7 @@ impl PgStore {
         if !self.shared.enabled {
             let own = self.conn().await?;
             return Ok(SharedConn {
-                conn: Arc::new(own),
+                conn: Arc::new(Lease::new(own)),
                 home: None,
             });
         }
@@ -127,7 +198,7 @@ impl PgStore {
                 match self.shared.current() {
                     Some(conn) => conn,
                     None => {
-                        let fresh = Arc::new(self.conn().await?);
+                        let fresh = Arc::new(Lease::new(self.conn().await?));
                         self.shared.share(fresh.clone());
                         fresh
                     }
@@ -147,7 +218,7 @@ mod tests {
 
     use diesel::dsl::sql;
     use diesel::sql_types::Integer;
-    use diesel_async::{AsyncConnection, RunQueryDsl};
+    use diesel_async::{AsyncConnection, RunQueryDsl, SimpleAsyncConnection};
     use futures_util::future::join_all;
     use procflow_domain::ids::TeamId;
     use procflow_domain::ports::{RateLimiter, RunStore};
@@ -278,8 +349,8 @@ mod tests {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
         let broken = || {
             let mut slot = store.shared.slot.lock().unwrap();
-            let conn = Arc::get_mut(slot.as_mut().expect("shared")).expect("unused");
-            PoolableConnection::is_broken(&mut **conn)
+            let lease = Arc::get_mut(slot.as_mut().expect("shared")).expect("unused");
+            PoolableConnection::is_broken(lease.conn_mut())
         };
         while !broken() {
             assert!(tokio::time::Instant::now() < deadline, "never seen closed");
@@ -288,5 +359,49 @@ mod tests {
         assert_eq!(read(&store).await.expect("read"), 0);
         let next = store.shared_conn().await.expect("shared");
         assert_ne!(backend_of(&next).await, backend);
+    }
+
+    #[tokio::test]
+    async fn a_statement_held_up_behind_a_lock_gives_up_the_shared_connection_within_the_timeout() {
+        let db = migrated_database().await;
+        // Checkouts time out after 500 ms; statements wait for a lock 5 s (the default).
+        let store = store(db.url(), 2);
+        let given_up = backend_of(&store.shared_conn().await.expect("shared")).await;
+        // A session holds the runs table, as a migration or a stuck transaction would.
+        let mut locker = AsyncPgConnection::establish(db.url())
+            .await
+            .expect("connect");
+        locker
+            .batch_execute("BEGIN; LOCK TABLE runs IN ACCESS EXCLUSIVE MODE")
+            .await
+            .expect("lock");
+        let started = std::time::Instant::now();
+        // The read waits for the lock; the admission, which needs no lock held elsewhere, is
+        // sent behind it on the same connection and waits with it.
+        let (blocked, behind) = futures_util::future::join(read(&store), admit(&store)).await;
+        let waited = started.elapsed();
+        assert!(
+            matches!(blocked, Err(DomainError::Store(StoreError::Unavailable(_)))),
+            "{blocked:?}"
+        );
+        assert!(
+            matches!(behind, Err(DomainError::Store(StoreError::Unavailable(_)))),
+            "{behind:?}"
+        );
+        assert!(
+            waited < Duration::from_secs(3),
+            "answered after {waited:?}, not within the pool's timeout"
+        );
+        // The next admission, the lock still held, is answered on another connection.
+        assert!(
+            !admit(&store)
+                .await
+                .expect("admission on another connection")
+        );
+        // The connection given up, back in the pool (the other slot is the new shared one), is
+        // never given out again.
+        let conn = store.conn().await.expect("checkout");
+        assert_ne!(backend_of(&conn).await, given_up);
+        locker.batch_execute("ROLLBACK").await.expect("unlock");
     }
 }

@@ -201,13 +201,7 @@ impl Worker {
             }
             let free = self.config.concurrency.saturating_sub(tasks.len());
             if more_due && (tasks.is_empty() || free * 2 >= self.config.concurrency) {
-                more_due = false;
-                for channel in &self.channels {
-                    let free = self.config.concurrency.saturating_sub(tasks.len());
-                    if free > 0 && channel.start_due(free, &mut tasks).await == free {
-                        more_due = true;
-                    }
-                }
+                more_due = self.start_due(&mut tasks).await;
             }
             if Instant::now() >= next_upkeep {
                 for channel in &self.channels {
@@ -230,6 +224,29 @@ impl Worker {
             }
         }
         self.drain(tasks, renewing).await;
+    }
+
+    /// Claims due jobs into the free slots, an even share for each channel first (so that a
+    /// backlog of one, webhooks, say, cannot keep the other's jobs waiting), then what a
+    /// channel left of its share to those that took all of theirs; whether jobs may still be
+    /// due (a channel took all it was offered).
+    async fn start_due(&self, tasks: &mut JoinSet<()>) -> bool {
+        let free = |tasks: &JoinSet<()>| self.config.concurrency.saturating_sub(tasks.len());
+        let mut hungry = Vec::new();
+        for (i, channel) in self.channels.iter().enumerate() {
+            let share = free(tasks).div_ceil(self.channels.len() - i);
+            if share > 0 && channel.start_due(share, tasks).await == share {
+                hungry.push(channel);
+            }
+        }
+        let mut more_due = false;
+        for channel in hungry {
+            let left = free(tasks);
+            if left == 0 || channel.start_due(left, tasks).await == left {
+                more_due = true;
+            }
+        }
+        more_due
     }
 
     /// Waits for the attempts in flight up to the grace period (their leases still renewed),
@@ -400,6 +417,81 @@ mod tests {
             "claims {} after {} full fan-outs",
             channel.claims.load(Ordering::SeqCst),
             channel.dispatches.load(Ordering::SeqCst)
+        );
+        worker.stop().await;
+    }
+
+    /// A channel with more due jobs than slots: each job it starts holds its slot until the
+    /// test ends.
+    struct Backlogged {
+        name: &'static str,
+        started: AtomicUsize,
+        held: Arc<Notify>,
+    }
+
+    #[async_trait]
+    impl Channel for Backlogged {
+        fn name(&self) -> &'static str {
+            self.name
+        }
+
+        async fn dispatch(&self) -> bool {
+            false
+        }
+
+        async fn start_due(&self, free: usize, tasks: &mut JoinSet<()>) -> usize {
+            for _ in 0..free {
+                let held = self.held.clone();
+                tasks.spawn(async move { held.notified().await });
+            }
+            self.started.fetch_add(free, Ordering::SeqCst);
+            free
+        }
+
+        async fn renew(&self) {}
+
+        async fn release(&self) {}
+
+        async fn upkeep(&self) {}
+    }
+
+    #[tokio::test]
+    async fn a_backlog_of_one_channel_leaves_the_other_its_share_of_the_slots() {
+        let held = Arc::new(Notify::new());
+        let channel = |name| {
+            Arc::new(Backlogged {
+                name,
+                started: AtomicUsize::new(0),
+                held: held.clone(),
+            })
+        };
+        let (webhooks, mail) = (channel("webhooks"), channel("mail"));
+        let (waits, mut waited) = watch::channel(0);
+        let signal = Arc::new(Scripted {
+            rung: Notify::new(),
+            jobs: AtomicBool::new(true),
+            waits,
+        });
+        let config = WorkerConfig {
+            concurrency: 8,
+            poll_interval: Duration::from_secs(3600),
+            gather: Duration::ZERO,
+            shutdown_grace: Duration::ZERO,
+            ..WorkerConfig::default()
+        };
+        let channels: Vec<Arc<dyn Channel>> = vec![webhooks.clone(), mail.clone()];
+        let worker = Worker::new(channels, signal, config).spawn();
+        waited
+            .wait_for(|waits| *waits >= 1)
+            .await
+            .expect("the worker runs");
+        assert_eq!(
+            (
+                webhooks.started.load(Ordering::SeqCst),
+                mail.started.load(Ordering::SeqCst)
+            ),
+            (4, 4),
+            "an even share each, the first channel's backlog notwithstanding"
         );
         worker.stop().await;
     }

@@ -130,6 +130,9 @@ impl Shared {
 pub(super) struct SharedConn {
     conn: Pooled,
     home: Option<Arc<Shared>>,
+    /// When the statements must have been answered: the pool's checkout timeout after the
+    /// connection was asked for, so that waiting for one and then on it never adds up to more.
+    deadline: tokio::time::Instant,
 }
 
 impl Deref for SharedConn {
@@ -142,7 +145,8 @@ impl Deref for SharedConn {
 
 impl SharedConn {
     /// Runs `statements` on this connection and passes their result on. On a shared
-    /// connection they fail `Unavailable` when unanswered within the pool's checkout timeout,
+    /// connection they fail `Unavailable` when unanswered within the pool's checkout timeout
+    /// (counted from when the connection was asked for),
     /// and the connection is then closed once its users are done; a shared connection that
     /// failed them (lost, given up, or any other reason the store calls it unavailable) is no
     /// longer shared, so that the next statements go to another.
@@ -153,7 +157,7 @@ impl SharedConn {
         let Some(home) = &self.home else {
             return statements.await;
         };
-        let result = match tokio::time::timeout(home.patience, statements).await {
+        let result = match tokio::time::timeout_at(self.deadline, statements).await {
             Ok(result) => result,
             Err(_) => {
                 tracing::warn!(
@@ -184,11 +188,13 @@ impl PgStore {
     /// # Errors
     /// `Unavailable` when the pool has no connection to give in time.
     pub(super) async fn shared_conn(&self) -> DomainResult<SharedConn> {
+        let deadline = tokio::time::Instant::now() + self.shared.patience;
         if !self.shared.enabled {
             let own = self.conn().await?;
             return Ok(SharedConn {
                 conn: Arc::new(Lease::new(own)),
                 home: None,
+                deadline,
             });
         }
         let conn = match self.shared.current() {
@@ -208,6 +214,7 @@ impl PgStore {
         Ok(SharedConn {
             conn,
             home: Some(self.shared.clone()),
+            deadline,
         })
     }
 }

@@ -56,6 +56,9 @@ pub(crate) fn db_error(error: DieselError) -> DomainError {
     }
 }
 
+/// PostgreSQL's message for a statement that waited for a lock past its `lock_timeout`.
+pub(crate) const LOCK_TIMEOUT: &str = "canceling statement due to lock timeout";
+
 /// Server shutdown, lost connections, exhausted resources and lock waits past the pool's
 /// `lock_timeout`, by their message, since
 /// diesel does not expose SQLSTATE classes. "error communicating with the server" is
@@ -71,7 +74,7 @@ fn is_unavailable_state(message: &str) -> bool {
         "too many clients",
         "remaining connection slots",
         // `lock_timeout` (PoolConfig): a lock held elsewhere for too long.
-        "canceling statement due to lock timeout",
+        LOCK_TIMEOUT,
     ];
     SIGNS.iter().any(|sign| message.contains(sign))
 }

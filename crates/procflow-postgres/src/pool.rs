@@ -74,6 +74,12 @@ impl StatementCounter {
     pub fn get(&self) -> u64 {
         self.0.load(Ordering::SeqCst)
     }
+
+    /// Takes back the statement just counted of a connection's set-up, which is no statement
+    /// of the store's (as the pool's own set-up, run before the counter is installed).
+    pub(crate) fn uncount_setup(&self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 struct Counting(StatementCounter);

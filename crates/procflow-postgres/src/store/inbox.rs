@@ -27,8 +27,7 @@ pub(super) async fn list(
     now: OffsetDateTime,
     page: PageRequest,
 ) -> DomainResult<Page<InboxTask>> {
-    let conn = store.shared_conn().await?;
-    conn.run(list_on(&conn, team, filter, now, page)).await
+    super::shared::on_shared!(store, |conn| list_on(conn, team, filter, now, page))
 }
 
 /// The inbox's page (and its cursor's position) on `conn`, each statement committing alone.

@@ -264,9 +264,8 @@ impl RateLimiter for PgStore {
         window: Duration,
     ) -> DomainResult<Option<Admission>> {
         // Each statement commits alone: on the connection the reads beside it share.
-        let conn = self.shared_conn().await?;
-        conn.run(self.admit_on(&conn, key_hash, now, limit, window))
-            .await
+        super::shared::on_shared!(self, |conn| self
+            .admit_on(conn, key_hash, now, limit, window))
     }
 }
 

@@ -401,14 +401,11 @@ impl RunStore for PgStore {
     }
 
     async fn get_run(&self, team: TeamId, id: RunId) -> DomainResult<Run> {
-        let conn = self.shared_conn().await?;
         // Independent reads, pipelined: one round trip for both.
-        let (row, sections) = conn
-            .run(try_join(
-                run_header(&conn, team, id, false),
-                sections_of_runs(&conn, team, &[id.as_uuid()]),
-            ))
-            .await?;
+        let (row, sections) = super::shared::on_shared!(self, |conn| try_join(
+            run_header(conn, team, id, false),
+            sections_of_runs(conn, team, &[id.as_uuid()]),
+        ))?;
         row.into_domain(sections.into_iter().map(|(_, s)| s).collect())
     }
 
@@ -418,8 +415,7 @@ impl RunStore for PgStore {
         filter: RunFilter,
         page: PageRequest,
     ) -> DomainResult<Page<Run>> {
-        let conn = self.shared_conn().await?;
-        conn.run(list_runs_on(&conn, team, filter, page)).await
+        super::shared::on_shared!(self, |conn| list_runs_on(conn, team, filter, page))
     }
 
     async fn list_tasks(
@@ -428,8 +424,7 @@ impl RunStore for PgStore {
         run: RunId,
         page: PageRequest,
     ) -> DomainResult<Page<ListedTask>> {
-        let conn = self.shared_conn().await?;
-        conn.run(list_tasks_on(&conn, team, run, page)).await
+        super::shared::on_shared!(self, |conn| list_tasks_on(conn, team, run, page))
     }
 
     async fn list_inbox(
@@ -443,8 +438,7 @@ impl RunStore for PgStore {
     }
 
     async fn get_task(&self, team: TeamId, run: RunId, task: TaskId) -> DomainResult<RunTask> {
-        let conn = self.shared_conn().await?;
-        conn.run(get_task_on(&conn, team, run, task)).await
+        super::shared::on_shared!(self, |conn| get_task_on(conn, team, run, task))
     }
 
     async fn update_task(

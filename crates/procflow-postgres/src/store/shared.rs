@@ -12,13 +12,16 @@
 //! Every statement sent here must commit alone: no transaction can begin on a shared
 //! connection (diesel-async runs none through a `&AsyncPgConnection`). These statements take
 //! no lock longer than an admission's row update, but one may wait for a lock held elsewhere
-//! (a table locked by a migration or a stuck session), and the statements sent behind it wait
-//! with it, each then waiting its own `lock_timeout` in turn. So a statement not answered
-//! within the pool's checkout timeout fails `Unavailable`, as a request that waited that long
-//! for a connection of its own would, and the connection is no longer shared nor given back to
-//! the pool: it is closed once its users are done. A connection that fails is given back (the
-//! pool drops it when it is broken) and the next statement takes another. A pool of one
-//! connection shares nothing: its only connection must stay free for transactions.
+//! (a table locked by a migration or a stuck session), and the statements sent behind it would
+//! wait with it. So a shared connection waits for a lock [`SHARED_LOCK_TIMEOUT`] at most; a
+//! statement that waited that long runs again on a connection of its own, where it waits as
+//! long as any statement may (the pool's `lock_timeout`), holding up no one. And as a safety
+//! net, statements not answered within the pool's checkout timeout fail `Unavailable`, as a
+//! request that waited that long for a connection of its own would. A connection stops being
+//! shared when it fails, and is closed rather than given back to the pool once its users are
+//! done (its lock timeout is not the pool's, and its backend may still be working through what
+//! was sent). A pool of one connection shares nothing: its only connection must stay free for
+//! transactions.
 
 use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,27 +30,35 @@ use std::time::Duration;
 
 use diesel_async::pooled_connection::PoolableConnection;
 use diesel_async::pooled_connection::deadpool::Object;
-use diesel_async::{AnsiTransactionManager, AsyncPgConnection, TransactionManager};
+use diesel_async::{
+    AnsiTransactionManager, AsyncPgConnection, SimpleAsyncConnection, TransactionManager,
+};
 use procflow_domain::error::{DomainError, DomainResult, StoreError};
 
 use super::PgStore;
+use crate::error::{LOCK_TIMEOUT, db_error};
 
 type Pooled = Arc<Lease>;
 
-/// A connection taken from the pool to share: given back when its last user is done. When a
-/// statement on it was given up, it is marked broken first, so that the pool closes it rather
-/// than give it out again (its backend may still be working through the statements sent
-/// before and after that one).
+/// How long a statement on a shared connection waits for a lock held elsewhere before it is
+/// run again on a connection of its own: an admission's row lock, held by another admission of
+/// the same key, is held for well under this.
+pub(super) const SHARED_LOCK_TIMEOUT: Duration = Duration::from_millis(50);
+
+/// A connection taken from the pool: given back when its last user is done, but marked broken
+/// first when it was shared (its lock timeout is not the pool's) or a statement on it was given
+/// up (its backend may still be working through the statements sent), so that the pool closes
+/// it rather than give it out again.
 struct Lease {
     conn: Object<AsyncPgConnection>,
-    given_up: AtomicBool,
+    close: AtomicBool,
 }
 
 impl Lease {
-    fn new(conn: Object<AsyncPgConnection>) -> Self {
+    fn new(conn: Object<AsyncPgConnection>, close: bool) -> Self {
         Self {
             conn,
-            given_up: AtomicBool::new(false),
+            close: AtomicBool::new(close),
         }
     }
 
@@ -66,7 +77,7 @@ impl Deref for Lease {
 
 impl Drop for Lease {
     fn drop(&mut self) {
-        if self.given_up.load(Ordering::SeqCst) {
+        if self.close.load(Ordering::SeqCst) {
             AnsiTransactionManager::transaction_manager_status_mut(self.conn_mut()).set_in_error();
         }
     }
@@ -143,7 +154,37 @@ impl Deref for SharedConn {
     }
 }
 
+/// Runs the statements `$statements` makes of a connection `$conn` (they commit alone) on
+/// `$store`'s shared connection, and again on a connection of the pool's own when they waited
+/// there for a lock held elsewhere (see the module's documentation). Evaluates to their result.
+macro_rules! on_shared {
+    ($store:expr, |$conn:ident| $statements:expr) => {{
+        let shared = $store.shared_conn().await?;
+        let result = {
+            let $conn: &diesel_async::AsyncPgConnection = &shared;
+            shared.run($statements).await
+        };
+        match result {
+            Err(error) if shared.waited_for_lock(&error) => {
+                drop(shared);
+                let own = $store.conn().await?;
+                let $conn: &diesel_async::AsyncPgConnection = &own;
+                $statements.await
+            }
+            result => result,
+        }
+    }};
+}
+pub(super) use on_shared;
+
 impl SharedConn {
+    /// Whether `error`, of statements run on this connection, is a shared connection's short
+    /// wait for a lock ([`SHARED_LOCK_TIMEOUT`]) running out.
+    pub(super) fn waited_for_lock(&self, error: &DomainError) -> bool {
+        self.home.is_some()
+            && matches!(error, DomainError::Store(StoreError::Unavailable(cause)) if cause.contains(LOCK_TIMEOUT))
+    }
+
     /// Runs `statements` on this connection and passes their result on. On a shared
     /// connection they fail `Unavailable` when unanswered within the pool's checkout timeout
     /// (counted from when the connection was asked for),
@@ -165,7 +206,7 @@ impl SharedConn {
                     "a statement on the shared database connection went unanswered: the \
                      connection is closed and the next statements take another"
                 );
-                self.conn.given_up.store(true, Ordering::SeqCst);
+                self.conn.close.store(true, Ordering::SeqCst);
                 Err(StoreError::Unavailable(format!(
                     "no answer within {} ms: statements ahead on the connection wait for a \
                      lock held elsewhere",
@@ -174,7 +215,10 @@ impl SharedConn {
                 .into())
             }
         };
-        if let Err(DomainError::Store(StoreError::Unavailable(_))) = &result {
+        // A statement that gave up its short wait for a lock leaves a sound connection.
+        if let Err(error @ DomainError::Store(StoreError::Unavailable(_))) = &result
+            && !self.waited_for_lock(error)
+        {
             tracing::warn!("a shared database connection failed: the next statements take another");
             home.forget(&self.conn);
         }
@@ -192,7 +236,7 @@ impl PgStore {
         if !self.shared.enabled {
             let own = self.conn().await?;
             return Ok(SharedConn {
-                conn: Arc::new(Lease::new(own)),
+                conn: Arc::new(Lease::new(own, false)),
                 home: None,
                 deadline,
             });
@@ -204,7 +248,18 @@ impl PgStore {
                 match self.shared.current() {
                     Some(conn) => conn,
                     None => {
-                        let fresh = Arc::new(Lease::new(self.conn().await?));
+                        let mut fresh = self.conn().await?;
+                        fresh
+                            .batch_execute(&format!(
+                                "SET lock_timeout = {}",
+                                SHARED_LOCK_TIMEOUT.as_millis()
+                            ))
+                            .await
+                            .map_err(db_error)?;
+                        if let Some(counter) = &self.config.statement_counter {
+                            counter.uncount_setup();
+                        }
+                        let fresh = Arc::new(Lease::new(fresh, true));
                         self.shared.share(fresh.clone());
                         fresh
                     }
@@ -369,11 +424,14 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_statement_held_up_behind_a_lock_gives_up_the_shared_connection_within_the_timeout() {
+    async fn a_read_waiting_for_a_lock_holds_up_no_one_and_waits_on_a_connection_of_its_own() {
         let db = migrated_database().await;
-        // Checkouts time out after 500 ms; statements wait for a lock 5 s (the default).
-        let store = store(db.url(), 2);
-        let given_up = backend_of(&store.shared_conn().await.expect("shared")).await;
+        let store = PgStore::new(&PoolConfig {
+            max_size: 3,
+            lock_timeout: Duration::from_secs(2),
+            ..PoolConfig::new(db.url())
+        })
+        .expect("pool");
         // A session holds the runs table, as a migration or a stuck transaction would.
         let mut locker = AsyncPgConnection::establish(db.url())
             .await
@@ -383,32 +441,64 @@ mod tests {
             .await
             .expect("lock");
         let started = std::time::Instant::now();
-        // The read waits for the lock; the admission, which needs no lock held elsewhere, is
-        // sent behind it on the same connection and waits with it.
-        let (blocked, behind) = futures_util::future::join(read(&store), admit(&store)).await;
-        let waited = started.elapsed();
+        // The read waits for the lock; the admission, which needs none held elsewhere, is sent
+        // behind it on the shared connection.
+        let admitted = async {
+            let admitted = admit(&store).await;
+            (admitted, started.elapsed())
+        };
+        let (blocked, (admitted, admitted_after)) =
+            futures_util::future::join(read(&store), admitted).await;
+        let read_after = started.elapsed();
+        assert!(matches!(admitted, Ok(false)), "{admitted:?}");
         assert!(
-            matches!(blocked, Err(DomainError::Store(StoreError::Unavailable(_)))),
+            admitted_after < Duration::from_secs(1),
+            "the admission waited {admitted_after:?} behind the read"
+        );
+        // On a connection of its own the read waited the pool's lock timeout, as before.
+        assert!(
+            matches!(&blocked, Err(DomainError::Store(StoreError::Unavailable(cause))) if cause.contains(LOCK_TIMEOUT)),
             "{blocked:?}"
         );
+        assert!(read_after >= Duration::from_secs(2), "{read_after:?}");
+        locker.batch_execute("ROLLBACK").await.expect("unlock");
+        assert_eq!(read(&store).await.expect("read"), 0);
+    }
+
+    #[tokio::test]
+    async fn statements_unanswered_within_the_timeout_fail_and_their_connection_is_closed() {
+        let db = migrated_database().await;
+        // Checkouts time out after 500 ms.
+        let store = store(db.url(), 2);
+        let shared = store.shared_conn().await.expect("shared");
+        let given_up = backend_of(&shared).await;
+        let started = std::time::Instant::now();
+        let slept = shared
+            .run(async {
+                diesel::sql_query("SELECT pg_sleep(3)")
+                    .execute(&mut &*shared)
+                    .await
+                    .map_err(crate::error::db_error)
+            })
+            .await;
         assert!(
-            matches!(behind, Err(DomainError::Store(StoreError::Unavailable(_)))),
-            "{behind:?}"
+            matches!(slept, Err(DomainError::Store(StoreError::Unavailable(_)))),
+            "{slept:?}"
         );
         assert!(
-            waited < Duration::from_secs(3),
-            "answered after {waited:?}, not within the pool's timeout"
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
         );
-        // The next admission, the lock still held, is answered on another connection.
-        assert!(
-            !admit(&store)
-                .await
-                .expect("admission on another connection")
+        drop(shared);
+        // The next statements go to another connection, and the one given up, back in the pool
+        // (the other slot is the new shared one), is not given out again.
+        assert_eq!(read(&store).await.expect("read"), 0);
+        assert_ne!(
+            backend_of(&store.shared_conn().await.expect("shared")).await,
+            given_up
         );
-        // The connection given up, back in the pool (the other slot is the new shared one), is
-        // never given out again.
         let conn = store.conn().await.expect("checkout");
         assert_ne!(backend_of(&conn).await, given_up);
-        locker.batch_execute("ROLLBACK").await.expect("unlock");
     }
 }

@@ -24,7 +24,6 @@
 //! transactions.
 
 use std::ops::Deref;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -46,20 +45,17 @@ type Pooled = Arc<Lease>;
 pub(super) const SHARED_LOCK_TIMEOUT: Duration = Duration::from_millis(50);
 
 /// A connection taken from the pool: given back when its last user is done, but marked broken
-/// first when it was shared (its lock timeout is not the pool's) or a statement on it was given
-/// up (its backend may still be working through the statements sent), so that the pool closes
-/// it rather than give it out again.
+/// first when it was shared (its lock timeout is not the pool's, and its backend may still be
+/// working through statements given up), so that the pool closes it rather than give it out
+/// again.
 struct Lease {
     conn: Object<AsyncPgConnection>,
-    close: AtomicBool,
+    close: bool,
 }
 
 impl Lease {
     fn new(conn: Object<AsyncPgConnection>, close: bool) -> Self {
-        Self {
-            conn,
-            close: AtomicBool::new(close),
-        }
+        Self { conn, close }
     }
 
     fn conn_mut(&mut self) -> &mut AsyncPgConnection {
@@ -77,7 +73,7 @@ impl Deref for Lease {
 
 impl Drop for Lease {
     fn drop(&mut self) {
-        if self.close.load(Ordering::SeqCst) {
+        if self.close {
             AnsiTransactionManager::transaction_manager_status_mut(self.conn_mut()).set_in_error();
         }
     }
@@ -187,10 +183,9 @@ impl SharedConn {
 
     /// Runs `statements` on this connection and passes their result on. On a shared
     /// connection they fail `Unavailable` when unanswered within the pool's checkout timeout
-    /// (counted from when the connection was asked for),
-    /// and the connection is then closed once its users are done; a shared connection that
-    /// failed them (lost, given up, or any other reason the store calls it unavailable) is no
-    /// longer shared, so that the next statements go to another.
+    /// (counted from when the connection was asked for); a shared connection that failed them
+    /// (lost, given up, or any other reason the store calls it unavailable, but a short wait
+    /// for a lock) is no longer shared, so that the next statements go to another.
     pub(super) async fn run<T>(
         &self,
         statements: impl Future<Output = DomainResult<T>>,
@@ -206,10 +201,8 @@ impl SharedConn {
                     "a statement on the shared database connection went unanswered: the \
                      connection is closed and the next statements take another"
                 );
-                self.conn.close.store(true, Ordering::SeqCst);
                 Err(StoreError::Unavailable(format!(
-                    "no answer within {} ms: statements ahead on the connection wait for a \
-                     lock held elsewhere",
+                    "no answer within {} ms on a connection shared with other requests",
                     home.patience.as_millis()
                 ))
                 .into())

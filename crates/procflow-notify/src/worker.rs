@@ -340,20 +340,32 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn a_wake_up_for_events_alone_claims_nothing_and_one_for_jobs_claims() {
-        let channel = Arc::new(Counting::default());
-        let (waits, mut waited) = watch::channel(0);
+    /// A signal the test rings, saying `jobs` queued at the first look, and the count of the
+    /// worker's waits.
+    fn scripted(jobs: bool) -> (Arc<Scripted>, watch::Receiver<usize>) {
+        let (waits, waited) = watch::channel(0);
         let signal = Arc::new(Scripted {
             rung: Notify::new(),
-            jobs: AtomicBool::new(false),
+            jobs: AtomicBool::new(jobs),
             waits,
         });
-        let config = WorkerConfig {
+        (signal, waited)
+    }
+
+    /// A worker that wakes only when rung: no poll in the test's time, no gathering pause.
+    fn rung_only() -> WorkerConfig {
+        WorkerConfig {
             poll_interval: Duration::from_secs(3600),
             gather: Duration::ZERO,
             ..WorkerConfig::default()
-        };
+        }
+    }
+
+    #[tokio::test]
+    async fn a_wake_up_for_events_alone_claims_nothing_and_one_for_jobs_claims() {
+        let channel = Arc::new(Counting::default());
+        let (signal, mut waited) = scripted(false);
+        let config = rung_only();
         let worker = Worker::new(vec![channel.clone()], signal.clone(), config).spawn();
         let counts = || {
             (
@@ -391,17 +403,8 @@ mod tests {
             streaming: true,
             ..Counting::default()
         });
-        let (waits, _) = watch::channel(0);
-        let signal = Arc::new(Scripted {
-            rung: Notify::new(),
-            jobs: AtomicBool::new(true),
-            waits,
-        });
-        let config = WorkerConfig {
-            poll_interval: Duration::from_secs(3600),
-            gather: Duration::ZERO,
-            ..WorkerConfig::default()
-        };
+        let (signal, _) = scripted(true);
+        let config = rung_only();
         let worker = Worker::new(vec![channel.clone()], signal, config).spawn();
         // Fanning out until no full batch is left, the loop would never come to its claim.
         let claimed = tokio::time::timeout(Duration::from_secs(10), async {
@@ -466,18 +469,11 @@ mod tests {
             })
         };
         let (webhooks, mail) = (channel("webhooks"), channel("mail"));
-        let (waits, mut waited) = watch::channel(0);
-        let signal = Arc::new(Scripted {
-            rung: Notify::new(),
-            jobs: AtomicBool::new(true),
-            waits,
-        });
+        let (signal, mut waited) = scripted(true);
         let config = WorkerConfig {
             concurrency: 8,
-            poll_interval: Duration::from_secs(3600),
-            gather: Duration::ZERO,
             shutdown_grace: Duration::ZERO,
-            ..WorkerConfig::default()
+            ..rung_only()
         };
         let channels: Vec<Arc<dyn Channel>> = vec![webhooks.clone(), mail.clone()];
         let worker = Worker::new(channels, signal, config).spawn();

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod checkout;
 pub mod distribute;
 mod error;
 mod migrate;

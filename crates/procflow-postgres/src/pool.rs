@@ -38,6 +38,8 @@ pub struct PoolConfig {
     /// (PostgreSQL's `lock_timeout`, set on each connection). A request blocked on a lock
     /// holds its connection: without a bound, a stuck lock (a migration, a session left in a
     /// transaction) would keep connections until the pool ran dry and the requests hung.
+    /// A request that waited for its connection waits for locks only what is left of the
+    /// longer of the two timeouts (`checkout.rs`).
     pub lock_timeout: Duration,
     /// Counts the SQL statements sent, when set (tests and benchmarks).
     pub statement_counter: Option<StatementCounter>,
@@ -107,8 +109,7 @@ pub struct PoolStatus {
 
 /// What each connection of the pool sets for its session, once, when it opens.
 ///
-/// - `lock_timeout`, in whole milliseconds, at least 1 (0 would mean no limit at all): see
-///   [`PoolConfig::lock_timeout`].
+/// - `lock_timeout`: see [`PoolConfig::lock_timeout`].
 /// - `enable_memoize = off`. The store's statements read pages of at most a few hundred rows,
 ///   where a memo of the inner side of a join saves at most that many index probes, and costs
 ///   a hash table sized by the planner's guess of distinct keys on every execution. On a team
@@ -117,9 +118,15 @@ pub struct PoolStatus {
 ///   page 15 % slower than a small team's (`docs/performance.md`, "The inbox flat").
 fn session_settings(lock_timeout: Duration) -> String {
     format!(
-        "SET lock_timeout = {}; SET enable_memoize = off",
-        lock_timeout.as_millis().max(1)
+        "{}; SET enable_memoize = off",
+        set_lock_timeout(lock_timeout)
     )
+}
+
+/// `SET lock_timeout` to `timeout`, in whole milliseconds, at least 1 (0 would mean no limit
+/// at all).
+pub(crate) fn set_lock_timeout(timeout: Duration) -> String {
+    format!("SET lock_timeout = {}", timeout.as_millis().max(1))
 }
 
 pub(crate) fn build(config: &PoolConfig) -> Result<PgPool, StoreError> {

@@ -51,7 +51,6 @@ pub use key_changes::{KEYS_CHANNEL, PgKeyChanges};
 pub use signal::{CHANNEL, NOTIFY_GAP};
 
 use diesel::prelude::*;
-use diesel_async::pooled_connection::deadpool::Object;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use procflow_domain::error::{DomainError, DomainResult, StoreError};
 use procflow_domain::event::Event;
@@ -59,7 +58,8 @@ use procflow_domain::ids::{RunId, TeamId};
 use procflow_domain::template::Section;
 use uuid::Uuid;
 
-use crate::error::{db_error, pool_error};
+use crate::checkout::{Checkout, checkout};
+use crate::error::db_error;
 use crate::pool::{self, PgPool, PoolConfig, PoolStatus, WeakPgPool};
 use crate::rows::outbox::NewOutboxRow;
 use crate::rows::run::RunSectionRow;
@@ -218,8 +218,8 @@ impl PgStore {
         &self.config.url
     }
 
-    async fn conn(&self) -> DomainResult<Object<AsyncPgConnection>> {
-        self.pool.get().await.map_err(|e| pool_error(&e))
+    async fn conn(&self) -> DomainResult<Checkout> {
+        checkout(&self.pool, &self.config).await
     }
 }
 

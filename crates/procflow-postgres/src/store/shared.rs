@@ -28,14 +28,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use diesel_async::pooled_connection::PoolableConnection;
-use diesel_async::pooled_connection::deadpool::Object;
 use diesel_async::{
     AnsiTransactionManager, AsyncPgConnection, SimpleAsyncConnection, TransactionManager,
 };
 use procflow_domain::error::{DomainError, DomainResult, StoreError};
 
 use super::PgStore;
+use crate::checkout::Checkout;
 use crate::error::{LOCK_TIMEOUT, db_error};
+use crate::pool::set_lock_timeout;
 
 type Pooled = Arc<Lease>;
 
@@ -49,12 +50,12 @@ pub(super) const SHARED_LOCK_TIMEOUT: Duration = Duration::from_millis(50);
 /// working through statements given up), so that the pool closes it rather than give it out
 /// again.
 struct Lease {
-    conn: Object<AsyncPgConnection>,
+    conn: Checkout,
     close: bool,
 }
 
 impl Lease {
-    fn new(conn: Object<AsyncPgConnection>, close: bool) -> Self {
+    fn new(conn: Checkout, close: bool) -> Self {
         Self { conn, close }
     }
 
@@ -243,10 +244,7 @@ impl PgStore {
                     None => {
                         let mut fresh = self.conn().await?;
                         fresh
-                            .batch_execute(&format!(
-                                "SET lock_timeout = {}",
-                                SHARED_LOCK_TIMEOUT.as_millis()
-                            ))
+                            .batch_execute(&set_lock_timeout(SHARED_LOCK_TIMEOUT))
                             .await
                             .map_err(db_error)?;
                         if let Some(counter) = &self.config.statement_counter {

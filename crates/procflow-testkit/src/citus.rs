@@ -23,9 +23,11 @@ pub(crate) fn url_in(url: &str, schema: &str) -> String {
     format!("{url}{separator}options=-c%20search_path%3D{schema}%20-c%20citus.shard_count%3D2")
 }
 
-/// How many schemas a test's migration is tried on. The tests migrate several schemas at once,
-/// and Citus cancels one of two migrations that deadlock on the metadata they share (their
-/// tables are colocated): the one cancelled is run again, from scratch on a fresh schema.
+/// How many schemas a test's migration is tried on. The tests migrate and drop several schemas
+/// at once, whose tables are colocated and so share Citus's metadata: Citus cancels one of two
+/// migrations that deadlock on it, and a migration may look up an index of another test's
+/// schema dropped meanwhile ("cache lookup failed"). The migration that lost such a race is
+/// run again, from scratch on a fresh schema.
 const ATTEMPTS: usize = 3;
 
 /// A new schema on the coordinator, migrated by `migrate`; returns its name and URL.
@@ -47,7 +49,7 @@ where
             Ok(()) => return Ok((schema, url)),
             Err(err) => format!("migrating the schema {schema} on Citus: {err}"),
         };
-        if attempt == ATTEMPTS || !deadlocked(&failure) {
+        if attempt == ATTEMPTS || !lost_a_race(&failure) {
             return Err(failure);
         }
         drop_schema(coordinator, &schema).await?;
@@ -55,10 +57,12 @@ where
     }
 }
 
-/// Whether a migration failed as the victim of a deadlock (Citus: "canceling the transaction
-/// since it was involved in a distributed deadlock"; PostgreSQL: "deadlock detected").
-fn deadlocked(failure: &str) -> bool {
-    failure.contains("deadlock")
+/// Whether a migration failed for another test's DDL beside it: as the victim of a deadlock
+/// (Citus: "canceling the transaction since it was involved in a distributed deadlock";
+/// PostgreSQL: "deadlock detected"), or looking up a catalog entry dropped meanwhile
+/// ("cache lookup failed for index 832467").
+fn lost_a_race(failure: &str) -> bool {
+    failure.contains("deadlock") || failure.contains("cache lookup failed")
 }
 
 /// Drops a test's schema, its tables and their shards.
@@ -77,13 +81,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_a_deadlock_is_tried_again() {
-        assert!(deadlocked(
+    fn only_a_race_with_another_tests_ddl_is_tried_again() {
+        assert!(lost_a_race(
             "migration failed: canceling the transaction since it was involved in a distributed \
              deadlock"
         ));
-        assert!(deadlocked("migration failed: deadlock detected"));
-        assert!(!deadlocked(
+        assert!(lost_a_race("migration failed: deadlock detected"));
+        assert!(lost_a_race(
+            "migration failed: cache lookup failed for index 832467"
+        ));
+        assert!(!lost_a_race(
             "migration failed: relation \"runs\" already exists"
         ));
     }

@@ -48,7 +48,8 @@ impl TestDatabase {
     /// [`dir_fingerprint`](crate::dir_fingerprint).
     ///
     /// On a Citus coordinator (`CITUS_URL`) each test gets a schema of its own, and `migrate`
-    /// runs again on a fresh one when Citus cancelled it in a deadlock with another test's.
+    /// runs again on a fresh one when it lost a race with another test's DDL (a deadlock, a
+    /// catalog entry dropped meanwhile).
     ///
     /// Call it inside a tokio runtime; the returned future is `Send` when `migrate`'s is.
     ///

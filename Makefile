@@ -1,7 +1,7 @@
 # procflow: the one entry point for people and CI.
 #   make run     build and start the service on a private PostgreSQL (see README)
 #   make test    the whole test suite, on its own throwaway PostgreSQL
-#   make check   fmt, clippy (warnings denied), rustdoc, cargo-deny, openapi.json fresh, the tests
+#   make check   fmt, clippy (warnings denied), rustdoc, cargo-deny, no import loops, openapi.json fresh, the tests
 #   make openapi regenerate docs/openapi.json from the code
 #   make clients-check  lint docs/openapi.json; Python and TypeScript clients from it, type-checked (docs/clients.md)
 #   make bench   throughput and latency beside the SQL floor (target/bench/report.md)
@@ -13,7 +13,7 @@ CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
 PHONY_ROBUSTNESS := fuzz fuzz-ci chaos
-.PHONY: $(PHONY_ROBUSTNESS) run stop-db test check fmt clippy doc deny tools postgres-tools browser-tools mail-tools mcp-tools clients-tools clients-check help store-timings schema bench openapi openapi-check
+.PHONY: $(PHONY_ROBUSTNESS) run stop-db test check fmt clippy doc deny knots tools postgres-tools browser-tools mail-tools mcp-tools clients-tools clients-check help store-timings schema bench openapi openapi-check
 
 help:
 	@sed -n '2,9p' Makefile
@@ -62,6 +62,10 @@ doc:
 deny: tools
 	$(CARGO) deny check bans licenses sources
 
+## Fails when files of one crate import each other in a loop (docs/architecture.md).
+knots:
+	@python3 scripts/knots.py
+
 ## docs/openapi.json is generated from the code (crates/procflow-http/src/openapi.rs).
 openapi:
 	$(CARGO) run -q -p procflow-http --example openapi > docs/openapi.json.tmp
@@ -75,7 +79,7 @@ openapi-check:
 		diff -u docs/openapi.json "$$tmp" | head -n 40 || true; \
 		echo "docs/openapi.json is stale: run make openapi and commit it" >&2; exit 1; }
 
-check: fmt clippy doc deny openapi-check test
+check: fmt clippy doc deny knots openapi-check test
 
 # The tools of clients-check, pinned in tests/clients/: openapi-python-client and mypy (PyPI,
 # into a virtualenv at target/tools/clients), Redocly CLI, openapi-typescript, openapi-fetch and

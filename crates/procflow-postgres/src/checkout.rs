@@ -141,28 +141,13 @@ impl Drop for Checkout {
 
 #[cfg(test)]
 mod tests {
-    use diesel::sql_types::Text;
-    use diesel_async::{AsyncConnection, RunQueryDsl};
+    use diesel_async::RunQueryDsl;
     use procflow_domain::error::{DomainError, StoreError};
 
     use super::*;
     use crate::error::LOCK_TIMEOUT;
     use crate::pool::build;
-    use crate::testing::migrated_database;
-
-    #[derive(diesel::QueryableByName)]
-    struct Setting {
-        #[diesel(sql_type = Text)]
-        value: String,
-    }
-
-    async fn lock_timeout(conn: &mut AsyncPgConnection) -> String {
-        let setting: Setting = diesel::sql_query("SELECT current_setting('lock_timeout') AS value")
-            .get_result(conn)
-            .await
-            .expect("setting");
-        setting.value
-    }
+    use crate::testing::{lock_runs, lock_timeout, migrated_database};
 
     #[derive(diesel::QueryableByName)]
     struct Backend {
@@ -219,13 +204,7 @@ mod tests {
         let config = config(db.url(), budget, budget);
         let pool = build(&config).expect("pool");
 
-        let mut locker = AsyncPgConnection::establish(db.url())
-            .await
-            .expect("connect");
-        locker
-            .batch_execute("BEGIN; LOCK TABLE runs IN ACCESS EXCLUSIVE MODE")
-            .await
-            .expect("lock");
+        let mut locker = lock_runs(db.url()).await;
 
         let held = checkout(&pool, &config).await.expect("the only connection");
         let hold = Duration::from_millis(1200);

@@ -165,17 +165,8 @@ pub(crate) fn build(config: &PoolConfig) -> Result<PgPool, StoreError> {
 
 #[cfg(test)]
 mod tests {
-    use diesel::sql_types::Text;
-    use diesel_async::RunQueryDsl;
-
     use super::*;
-    use crate::testing::{explained, migrated_database};
-
-    #[derive(diesel::QueryableByName)]
-    struct Setting {
-        #[diesel(sql_type = Text)]
-        value: String,
-    }
+    use crate::testing::{explained, lock_timeout, migrated_database};
 
     /// A join the planner memoises when it may: 1,000 outer rows over 10 keys, the inner side
     /// an index, hash and merge joins ruled out.
@@ -200,11 +191,7 @@ mod tests {
         })
         .expect("pool");
         let mut pooled = pool.get().await.expect("connection");
-        let timeout: Setting = diesel::sql_query("SELECT current_setting('lock_timeout') AS value")
-            .get_result(&mut *pooled)
-            .await
-            .expect("setting");
-        assert_eq!(timeout.value, "1234ms");
+        assert_eq!(lock_timeout(&mut pooled).await, "1234ms");
         let without = plan(&mut pooled).await;
         assert!(
             without.contains("Nested Loop") && !without.contains("Memoize"),

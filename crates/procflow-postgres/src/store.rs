@@ -41,6 +41,7 @@ mod task_page;
 mod task_write;
 mod teams;
 mod templates;
+mod thread;
 mod transaction;
 mod unnest;
 mod webhooks;

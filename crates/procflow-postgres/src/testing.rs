@@ -49,6 +49,52 @@ pub async fn execute(url: &str, sql: &str) {
         .unwrap_or_else(|err| panic!("procflow-postgres: {sql}: {err}"));
 }
 
+/// A session of its own holding the `runs` table (`ACCESS EXCLUSIVE`, in a transaction left
+/// open), as a migration or a stuck transaction would: every statement on `runs` waits for it
+/// until the session is dropped or rolls back.
+///
+/// # Panics
+/// When the database cannot be reached or the lock taken.
+#[expect(
+    clippy::panic,
+    reason = "test support fails loudly rather than skipping a test"
+)]
+pub async fn lock_runs(url: &str) -> diesel_async::AsyncPgConnection {
+    use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+
+    let mut locker = AsyncPgConnection::establish(url)
+        .await
+        .unwrap_or_else(|err| panic!("procflow-postgres: connecting to the test database: {err}"));
+    locker
+        .batch_execute("BEGIN; LOCK TABLE runs IN ACCESS EXCLUSIVE MODE")
+        .await
+        .unwrap_or_else(|err| panic!("procflow-postgres: locking runs: {err}"));
+    locker
+}
+
+/// The session's `lock_timeout` as PostgreSQL shows it (`"5s"`, `"1234ms"`).
+///
+/// # Panics
+/// When the query fails.
+#[expect(
+    clippy::panic,
+    reason = "test support fails loudly rather than skipping a test"
+)]
+pub async fn lock_timeout(conn: &mut diesel_async::AsyncPgConnection) -> String {
+    use diesel_async::RunQueryDsl;
+
+    #[derive(diesel::QueryableByName)]
+    struct Setting {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        value: String,
+    }
+    let setting: Setting = diesel::sql_query("SELECT current_setting('lock_timeout') AS value")
+        .get_result(conn)
+        .await
+        .unwrap_or_else(|err| panic!("procflow-postgres: current_setting: {err}"));
+    setting.value
+}
+
 /// How many statements the session `conn` holds prepared whose text is `LIKE` `pattern`: how
 /// the store's tests check that a statement is kept prepared rather than parsed again.
 ///

@@ -5,6 +5,7 @@
 
 mod attachments;
 mod comments;
+mod dates;
 mod task;
 
 use askama::Template;

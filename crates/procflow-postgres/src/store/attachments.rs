@@ -10,7 +10,7 @@ use procflow_domain::ports::{AttachmentDecision, AttachmentStore};
 use procflow_domain::values::{Cursor, Page, PageRequest};
 use uuid::Uuid;
 
-use super::comments::{run_title, task};
+use super::thread::{run_title, task};
 use super::{PgStore, append_events, not_found};
 use crate::error::{Failure, db_error};
 use crate::rows::attachment::AttachmentRow;

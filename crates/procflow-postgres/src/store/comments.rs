@@ -10,53 +10,11 @@ use procflow_domain::ports::{CommentDecision, CommentEdit, CommentStore};
 use procflow_domain::values::{Cursor, Page, PageRequest};
 use uuid::Uuid;
 
+use super::thread::{run_title, task};
 use super::{PgStore, append_events, not_found};
 use crate::error::{Failure, db_error};
 use crate::rows::comment::CommentRow;
-use crate::rows::run::RunTaskRow;
-use crate::schema::{run_tasks, runs, task_comments};
-
-/// The run's title, or `NotFound(Run)`.
-pub(crate) async fn run_title(
-    mut conn: &AsyncPgConnection,
-    team: TeamId,
-    run: RunId,
-) -> DomainResult<String> {
-    runs::table
-        .filter(runs::team_id.eq(team.as_uuid()))
-        .filter(runs::id.eq(run.as_uuid()))
-        .select(runs::title)
-        .first(&mut conn)
-        .await
-        .optional()
-        .map_err(db_error)?
-        .ok_or(not_found(Resource::Run))
-}
-
-/// The task, share-locked when `lock`: a change of it (hiding it) waits for the comment's
-/// transaction, and the comment for the change's.
-pub(crate) async fn task(
-    mut conn: &AsyncPgConnection,
-    team: TeamId,
-    run: RunId,
-    task: TaskId,
-    lock: bool,
-) -> DomainResult<RunTaskRow> {
-    let query = run_tasks::table
-        .filter(run_tasks::team_id.eq(team.as_uuid()))
-        .filter(run_tasks::run_id.eq(run.as_uuid()))
-        .filter(run_tasks::id.eq(task.as_uuid()))
-        .select(RunTaskRow::as_select());
-    let found = if lock {
-        query.for_share().first(&mut conn).await
-    } else {
-        query.first(&mut conn).await
-    };
-    found
-        .optional()
-        .map_err(db_error)?
-        .ok_or(not_found(Resource::Task))
-}
+use crate::schema::task_comments;
 
 /// The comments of `rows`, with the attachments they name that still exist (one query).
 async fn with_attachments(

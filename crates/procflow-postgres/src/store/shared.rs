@@ -282,7 +282,7 @@ mod tests {
 
     use super::*;
     use crate::PoolConfig;
-    use crate::testing::migrated_database;
+    use crate::testing::{lock_runs, migrated_database};
 
     fn store(url: &str, max_size: usize) -> PgStore {
         PgStore::new(&PoolConfig {
@@ -424,13 +424,7 @@ mod tests {
         })
         .expect("pool");
         // A session holds the runs table, as a migration or a stuck transaction would.
-        let mut locker = AsyncPgConnection::establish(db.url())
-            .await
-            .expect("connect");
-        locker
-            .batch_execute("BEGIN; LOCK TABLE runs IN ACCESS EXCLUSIVE MODE")
-            .await
-            .expect("lock");
+        let mut locker = lock_runs(db.url()).await;
         let started = std::time::Instant::now();
         // The read waits for the lock; the admission, which needs none held elsewhere, is sent
         // behind it on the shared connection.

@@ -6,7 +6,7 @@ use procflow_domain::actor::Actor;
 use procflow_domain::service::GuestComment;
 use time::format_description::well_known::Rfc3339;
 
-use super::task::date_time;
+use super::dates::date_time;
 use crate::guest::markup::Markup;
 
 pub(super) struct CommentView<'a> {

@@ -9,10 +9,10 @@ use procflow_domain::service::SharedRun;
 use procflow_domain::template::TaskType;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
-use time::macros::format_description;
 
 use super::attachments::AttachmentView;
 use super::comments::CommentView;
+use super::dates::{date, date_time};
 use super::{Posted, Problem};
 use crate::guest::fields::{self, Dom, FieldView};
 use crate::guest::markup::Markup;
@@ -217,19 +217,4 @@ impl<'a> TaskView<'a> {
         }
         problems
     }
-}
-
-fn date(at: OffsetDateTime) -> String {
-    at.format(format_description!(
-        "[day padding:none] [month repr:short] [year]"
-    ))
-    .unwrap_or_default()
-}
-
-pub(super) fn date_time(at: OffsetDateTime) -> String {
-    let at = at.to_offset(time::UtcOffset::UTC);
-    at.format(format_description!(
-        "[day padding:none] [month repr:short] [year], [hour]:[minute] UTC"
-    ))
-    .unwrap_or_default()
 }

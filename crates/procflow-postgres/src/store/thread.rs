@@ -1,0 +1,54 @@
+//! What a task's thread of comments and attachments hangs on: the run, for its title, and the
+//! task, for whether it may take a comment or a file.
+
+use diesel::prelude::*;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use procflow_domain::error::{DomainResult, Resource};
+use procflow_domain::ids::{RunId, TaskId, TeamId};
+
+use super::not_found;
+use crate::error::db_error;
+use crate::rows::run::RunTaskRow;
+use crate::schema::{run_tasks, runs};
+
+/// The run's title, or `NotFound(Run)`.
+pub(super) async fn run_title(
+    mut conn: &AsyncPgConnection,
+    team: TeamId,
+    run: RunId,
+) -> DomainResult<String> {
+    runs::table
+        .filter(runs::team_id.eq(team.as_uuid()))
+        .filter(runs::id.eq(run.as_uuid()))
+        .select(runs::title)
+        .first(&mut conn)
+        .await
+        .optional()
+        .map_err(db_error)?
+        .ok_or(not_found(Resource::Run))
+}
+
+/// The task, share-locked when `lock`: a change of it (hiding it) waits for the comment's
+/// transaction, and the comment for the change's.
+pub(super) async fn task(
+    mut conn: &AsyncPgConnection,
+    team: TeamId,
+    run: RunId,
+    task: TaskId,
+    lock: bool,
+) -> DomainResult<RunTaskRow> {
+    let query = run_tasks::table
+        .filter(run_tasks::team_id.eq(team.as_uuid()))
+        .filter(run_tasks::run_id.eq(run.as_uuid()))
+        .filter(run_tasks::id.eq(task.as_uuid()))
+        .select(RunTaskRow::as_select());
+    let found = if lock {
+        query.for_share().first(&mut conn).await
+    } else {
+        query.first(&mut conn).await
+    };
+    found
+        .optional()
+        .map_err(db_error)?
+        .ok_or(not_found(Resource::Task))
+}

@@ -7,10 +7,10 @@
 //! requests behind them wait for a connection almost the whole checkout timeout and then for
 //! the same lock the whole lock timeout: two bounds in a row, 10 s with the defaults
 //! (`docs/reliability.md`, `make chaos` scenario 3). So a request's waits share one budget, the
-//! longer of the two timeouts: a connection that took [`SHORTEN_AFTER`] or more to get waits
-//! for locks only what is left of it (at least [`MIN_LOCK_WAIT`]), and has the pool's lock
-//! timeout set again before another request gets it. A checkout that did not wait sends
-//! nothing more.
+//! longer of the two timeouts: a connection that took a tenth of it or more to get
+//! ([`SHORTEN_AFTER`]) waits for locks only what is left of it (at least [`MIN_LOCK_WAIT`]),
+//! and has the pool's lock timeout set again before another request gets it. A checkout that
+//! waited less sends nothing more.
 
 use std::ops::{Deref, DerefMut};
 use std::time::Duration;
@@ -24,9 +24,12 @@ use tokio::time::Instant;
 use crate::error::{db_error, pool_error};
 use crate::pool::{PgPool, PoolConfig, set_lock_timeout};
 
-/// A wait for a connection shorter than this leaves the lock timeout as it is: the extra
-/// round trip would cost more than the overshoot it saves.
-pub(crate) const SHORTEN_AFTER: Duration = Duration::from_millis(100);
+/// The part of the budget a wait for a connection must reach to shorten the wait for locks:
+/// shorter waits leave the lock timeout as it is. A pool under load but sound has checkouts
+/// wait a few to a few hundred milliseconds, which should not cost two statements more each
+/// (the setting and its restoring, the connection held for the latter); a request overshoots
+/// the budget by a tenth of it at most (500 ms with the defaults).
+pub(crate) const SHORTEN_AFTER: u32 = 10;
 
 /// The least a request waits for a lock, however long it waited for its connection: enough
 /// for a row lock held by another request's short transaction.
@@ -45,10 +48,10 @@ pub(crate) struct Checkout {
 /// The lock timeout for a request whose checkout took `waited`, when it must be shorter than
 /// the pool's: what is left of the longer of the two timeouts, at least [`MIN_LOCK_WAIT`].
 pub(crate) fn shortened(config: &PoolConfig, waited: Duration) -> Option<Duration> {
-    if waited < SHORTEN_AFTER {
+    let budget = config.timeout.max(config.lock_timeout);
+    if waited < budget / SHORTEN_AFTER {
         return None;
     }
-    let budget = config.timeout.max(config.lock_timeout);
     let left = budget.saturating_sub(waited).max(MIN_LOCK_WAIT);
     (left < config.lock_timeout).then_some(left)
 }
@@ -176,7 +179,7 @@ mod tests {
     fn a_wait_for_the_connection_comes_off_the_longer_timeout() {
         let five = Duration::from_secs(5);
         let config = config("postgres://unused", five, five);
-        assert_eq!(shortened(&config, Duration::from_millis(99)), None);
+        assert_eq!(shortened(&config, Duration::from_millis(499)), None);
         assert_eq!(
             shortened(&config, Duration::from_millis(1500)),
             Some(Duration::from_millis(3500))

@@ -8,9 +8,9 @@
 //! the same lock the whole lock timeout: two bounds in a row, 10 s with the defaults
 //! (`docs/reliability.md`, `make chaos` scenario 3). So a request's waits share one budget, the
 //! longer of the two timeouts: a connection that took a tenth of it or more to get
-//! ([`SHORTEN_AFTER`]) waits for locks only what is left of it (at least [`MIN_LOCK_WAIT`]),
-//! and has the pool's lock timeout set again before another request gets it. A checkout that
-//! waited less sends nothing more.
+//! ([`SHORTEN_AFTER_TENTHS`]) waits for locks only what is left of it (at least
+//! [`MIN_LOCK_WAIT`]), and has the pool's lock timeout set again before another request gets
+//! it. A checkout that waited less sends nothing more.
 
 use std::ops::{Deref, DerefMut};
 use std::time::Duration;
@@ -24,16 +24,16 @@ use tokio::time::Instant;
 use crate::error::{db_error, pool_error};
 use crate::pool::{PgPool, PoolConfig, set_lock_timeout};
 
-/// The part of the budget a wait for a connection must reach to shorten the wait for locks:
+/// The tenths of the budget a wait for a connection must reach to shorten the wait for locks:
 /// shorter waits leave the lock timeout as it is. A pool under load but sound has checkouts
 /// wait a few to a few hundred milliseconds, which should not cost two statements more each
 /// (the setting and its restoring, the connection held for the latter); a request overshoots
 /// the budget by a tenth of it at most (500 ms with the defaults).
-pub(crate) const SHORTEN_AFTER: u32 = 10;
+const SHORTEN_AFTER_TENTHS: u32 = 1;
 
 /// The least a request waits for a lock, however long it waited for its connection: enough
 /// for a row lock held by another request's short transaction.
-pub(crate) const MIN_LOCK_WAIT: Duration = Duration::from_millis(50);
+const MIN_LOCK_WAIT: Duration = Duration::from_millis(50);
 
 /// A connection taken from the pool for one request; dereferences to the connection.
 pub(crate) struct Checkout {
@@ -47,9 +47,9 @@ pub(crate) struct Checkout {
 
 /// The lock timeout for a request whose checkout took `waited`, when it must be shorter than
 /// the pool's: what is left of the longer of the two timeouts, at least [`MIN_LOCK_WAIT`].
-pub(crate) fn shortened(config: &PoolConfig, waited: Duration) -> Option<Duration> {
+fn shortened(config: &PoolConfig, waited: Duration) -> Option<Duration> {
     let budget = config.timeout.max(config.lock_timeout);
-    if waited < budget / SHORTEN_AFTER {
+    if waited < budget * SHORTEN_AFTER_TENTHS / 10 {
         return None;
     }
     let left = budget.saturating_sub(waited).max(MIN_LOCK_WAIT);

@@ -124,21 +124,38 @@ impl Drop for Checkout {
         if PoolableConnection::is_broken(&mut *conn) {
             return;
         }
-        let counter = self.counter.clone();
+        let restoring = Restoring(Some(conn));
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            // Nothing to set it again with: the pool must not give it out as it is.
-            drop(Object::take(conn));
+            // Nothing to set it again with: `restoring` closes it.
             return;
         };
+        let counter = self.counter.clone();
         runtime.spawn(async move {
+            let mut restoring = restoring;
+            let Some(conn) = restoring.0.as_mut() else {
+                return;
+            };
             if conn.batch_execute(&set_lock_timeout(restore)).await.is_ok() {
                 if let Some(counter) = counter {
                     counter.uncount_setup();
                 }
-            } else {
-                drop(Object::take(conn));
+                // Set again: back to the pool.
+                drop(restoring.0.take());
             }
         });
+    }
+}
+
+/// A connection whose lock timeout is being set again to the pool's: closed rather than given
+/// back to the pool when dropped before that is done (the setting failed, or the runtime shut
+/// down before the task that sets it ran), so that no request gets it with a shorter one.
+struct Restoring(Option<Object<AsyncPgConnection>>);
+
+impl Drop for Restoring {
+    fn drop(&mut self) {
+        if let Some(conn) = self.0.take() {
+            drop(Object::take(conn));
+        }
     }
 }
 
@@ -243,6 +260,17 @@ mod tests {
         assert_eq!(lock_timeout(&mut next).await, "2s");
         assert_eq!(backend(&mut next).await, pid, "the same connection");
         locker.batch_execute("ROLLBACK").await.expect("unlock");
+    }
+
+    #[tokio::test]
+    async fn a_connection_dropped_before_its_lock_timeout_is_set_again_is_closed() {
+        let db = migrated_database().await;
+        let config = config(db.url(), Duration::from_secs(2), Duration::from_secs(2));
+        let pool = build(&config).expect("pool");
+        let conn = pool.get().await.expect("connection");
+        assert_eq!(pool.status().size, 1);
+        drop(Restoring(Some(conn)));
+        assert_eq!(pool.status().size, 0, "closed, not pooled");
     }
 
     #[tokio::test]

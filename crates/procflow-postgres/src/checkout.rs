@@ -39,10 +39,28 @@ const MIN_LOCK_WAIT: Duration = Duration::from_millis(50);
 pub(crate) struct Checkout {
     /// `None` only while it is dropped.
     conn: Option<Object<AsyncPgConnection>>,
-    /// The pool's lock timeout, when this checkout shortened the session's: set again before
-    /// the connection goes back.
-    restore: Option<Duration>,
+    /// Set when this checkout shortened the session's lock timeout: what to set again before
+    /// the connection goes back. Nothing else is kept, so that a checkout that waited little
+    /// costs no more than the pool's own.
+    shortened: Option<Shortened>,
+}
+
+/// A checkout's shortened lock timeout, to be set again on drop.
+struct Shortened {
+    /// The pool's lock timeout.
+    restore: Duration,
+    /// The pool's statement counter (tests and the bench), which must not count the settings.
     counter: Option<crate::StatementCounter>,
+}
+
+impl Shortened {
+    /// Takes back the statement just counted: a setting of the session, no statement of the
+    /// store's.
+    fn uncount(&self) {
+        if let Some(counter) = &self.counter {
+            counter.uncount_setup();
+        }
+    }
 }
 
 /// The lock timeout for a request whose checkout took `waited`, when it must be shorter than
@@ -66,8 +84,7 @@ pub(crate) async fn checkout(pool: &PgPool, config: &PoolConfig) -> DomainResult
     let conn = pool.get().await.map_err(|e| pool_error(&e))?;
     let mut checkout = Checkout {
         conn: Some(conn),
-        restore: None,
-        counter: config.statement_counter.clone(),
+        shortened: None,
     };
     if let Some(timeout) = shortened(config, asked.elapsed()) {
         tracing::debug!(
@@ -75,24 +92,19 @@ pub(crate) async fn checkout(pool: &PgPool, config: &PoolConfig) -> DomainResult
             "a request that waited for its connection waits less for locks"
         );
         // Restored on drop even when this fails: the setting may have taken effect.
-        checkout.restore = Some(config.lock_timeout);
+        checkout.shortened = Some(Shortened {
+            restore: config.lock_timeout,
+            counter: config.statement_counter.clone(),
+        });
         checkout
             .batch_execute(&set_lock_timeout(timeout))
             .await
             .map_err(db_error)?;
-        checkout.uncount();
-    }
-    Ok(checkout)
-}
-
-impl Checkout {
-    /// Takes back the statement just counted: a setting of the session, no statement of the
-    /// store's.
-    fn uncount(&self) {
-        if let Some(counter) = &self.counter {
-            counter.uncount_setup();
+        if let Some(shortened) = &checkout.shortened {
+            shortened.uncount();
         }
     }
+    Ok(checkout)
 }
 
 impl Deref for Checkout {
@@ -117,7 +129,7 @@ impl DerefMut for Checkout {
 
 impl Drop for Checkout {
     fn drop(&mut self) {
-        let (Some(restore), Some(mut conn)) = (self.restore, self.conn.take()) else {
+        let (Some(shortened), Some(mut conn)) = (self.shortened.take(), self.conn.take()) else {
             return;
         };
         // The pool closes a broken connection (left in a transaction, or lost) on its own.
@@ -129,16 +141,17 @@ impl Drop for Checkout {
             // Nothing to set it again with: `restoring` closes it.
             return;
         };
-        let counter = self.counter.clone();
         runtime.spawn(async move {
             let mut restoring = restoring;
             let Some(conn) = restoring.0.as_mut() else {
                 return;
             };
-            if conn.batch_execute(&set_lock_timeout(restore)).await.is_ok() {
-                if let Some(counter) = counter {
-                    counter.uncount_setup();
-                }
+            if conn
+                .batch_execute(&set_lock_timeout(shortened.restore))
+                .await
+                .is_ok()
+            {
+                shortened.uncount();
                 // Set again: back to the pool.
                 drop(restoring.0.take());
             }
@@ -283,7 +296,7 @@ mod tests {
         );
         let pool = build(&config).expect("pool");
         let mut conn = checkout(&pool, &config).await.expect("free");
-        assert!(conn.restore.is_none());
+        assert!(conn.shortened.is_none());
         assert_eq!(lock_timeout(&mut conn).await, "1234ms");
     }
 }

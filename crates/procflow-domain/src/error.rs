@@ -76,6 +76,11 @@ pub enum DomainError {
         "the resource changed since the ETag in If-Match was read; nothing was changed: read it again and retry"
     )]
     PreconditionFailed,
+    /// A write that began before its caller's admission answered was not cleared to write
+    /// ([`Clearance`](crate::ports::Clearance)): the admission refused the caller, or admitted
+    /// another one. Nothing was written; the adapter answers what the admission found instead.
+    #[error("the caller of this write was not admitted as it ran; nothing was written")]
+    NotCleared,
     /// The store failed; the cause is for the log, never for the client.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -106,6 +111,9 @@ impl DomainError {
             Self::NotGuestsTask | Self::SubscriptionInactive => ErrorCode::Forbidden,
             Self::Conflict(_) => ErrorCode::Conflict,
             Self::PreconditionFailed => ErrorCode::PreconditionFailed,
+            // Answered by nobody: the adapter answers the admission's refusal, or runs the
+            // write again as the admitted caller. Should it ever escape, a retry is right.
+            Self::NotCleared => ErrorCode::Unavailable,
             Self::Store(StoreError::Unavailable(_)) => ErrorCode::Unavailable,
             Self::Store(StoreError::Other(_)) => ErrorCode::InternalError,
         }

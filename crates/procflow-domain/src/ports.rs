@@ -28,8 +28,9 @@ pub mod webhooks;
 pub use attachments::{AttachmentDecision, AttachmentStore, NewAttachment};
 pub use comments::{CommentDecision, CommentEdit, CommentStore, NewComment};
 pub use edge::{
-    Admission, HealthCheck, IdempotencyBegin, IdempotencyStore, KeyChange, KeyChanges,
-    KeyLifetimes, PoolUsage, RateDecision, RateLimiter, StoreStats, StoredResponse, WindowLimiter,
+    Admission, Clearance, Cleared, HealthCheck, IdempotencyBegin, IdempotencyStore, KeyChange,
+    KeyChanges, KeyLifetimes, PoolUsage, RateDecision, RateLimiter, StoreStats, StoredResponse,
+    WindowLimiter,
 };
 pub use files::{ByteSource, FileStore, StorageKey};
 pub use mail::{MailQueue, NoticeDecision, NoticeStore};

@@ -182,6 +182,12 @@ impl Slot {
             .and_then(Result::ok)
     }
 
+    /// Whether a request of this name would have its turn at the store now, without waiting
+    /// behind others of the name.
+    pub fn turn_free(&self) -> bool {
+        self.turns.available_permits() > 0
+    }
+
     /// The store admitted (and counted) a request of this name decided at `now`.
     pub fn admitted(&self, now: OffsetDateTime, window: Duration) {
         self.known().admitted.record(now, window);

@@ -1,7 +1,7 @@
 //! Authentication by `Authorization: Bearer <key>`, the subscription check and the rate limit,
 //! as the middleware of the `/api/v1` routes; handlers read the admitted [`Caller`] (a read's
 //! handler, the caller its admission is expected to admit: its answer is sent only when it
-//! is).
+//! is; a task update's, the same, its writes waiting for the admission's answer).
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::Payload;
@@ -61,20 +61,41 @@ impl FromRequest for Caller {
     }
 }
 
+/// What a route does, as its admission treats it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// A read (`GET`): changes nothing, runs beside its admission once the key is known.
+    Read,
+    /// A write: refused to a `read` key, and runs once admitted.
+    Write,
+    /// A write whose handler passes its [`CallerClearance`] to a use case that awaits it before
+    /// writing: it may run beside its admission as a read does (`beside_write`).
+    ClearedWrite,
+}
+
+impl Access {
+    /// Whether the route changes something (a `read` key may not call it).
+    #[must_use]
+    pub const fn writes(self) -> bool {
+        !matches!(self, Self::Read)
+    }
+}
+
 /// The middleware of every `/api/v1` route (a method the path serves: other methods are 405
 /// before this runs): authenticates, checks the subscription and counts the request against
 /// the rate limit before anything else about the request is read, so
 /// that a bad body never answers before (or instead of) a 401, 403 or 429; then, when the
-/// request `writes` (an operation that changes something), refuses a key whose scope is
+/// request writes (an operation that changes something), refuses a key whose scope is
 /// `read` (403), before any other work. A read of a key this instance has admitted before
-/// runs beside its admission (`read_beside_admission`).
+/// runs beside its admission (`read_beside_admission`), and so may a [`Access::ClearedWrite`]
+/// (`beside_write`).
 ///
 /// # Errors
 /// Only the errors of the services inside it; its own refusals are responses.
 pub async fn require(
     request: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
-    writes: bool,
+    access: Access,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let Some(state) = request.app_data::<web::Data<AppState>>().cloned() else {
         return Ok(request.error_response(ApiError::internal()));
@@ -82,7 +103,7 @@ pub async fn require(
     admit_then_call(
         request,
         next,
-        writes,
+        access,
         &state.gate,
         &*state.services.rate_limiter,
     )
@@ -93,7 +114,7 @@ pub async fn require(
 async fn admit_then_call<B: MessageBody + 'static>(
     request: ServiceRequest,
     next: Next<B>,
-    writes: bool,
+    access: Access,
     gate: &RateLimitGate,
     limiter: &dyn RateLimiter,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
@@ -101,9 +122,25 @@ async fn admit_then_call<B: MessageBody + 'static>(
         Ok(key) => keys::hash(key),
         Err(error) => return Ok(request.error_response(error)),
     };
-    if !writes && let Some((key, team)) = gate.last_admitted(&hash) {
+    if let Some((key, team)) = gate.last_admitted(&hash) {
         let guess = Caller::of(&key, team);
-        return read_beside_admission(request, next, gate.admit(limiter, hash), guess).await;
+        match access {
+            Access::Read => {
+                return read_beside_admission(request, next, gate.admit(limiter, hash), guess)
+                    .await;
+            }
+            // Not while others of the key wait for their turn at the limiter: the write would
+            // hold its run's lock through that wait.
+            Access::ClearedWrite
+                if guess.scope.allows_changes()
+                    && gate.turn_free(&hash)
+                    && beside_write::may_run_beside(&request) =>
+            {
+                let admission = gate.admit(limiter, hash);
+                return beside_write::write_beside_admission(request, next, admission, guess).await;
+            }
+            Access::Write | Access::ClearedWrite => {}
+        }
     }
     let admitted = match gate.admit(limiter, hash).await {
         Ok(admitted) => admitted,
@@ -112,7 +149,7 @@ async fn admit_then_call<B: MessageBody + 'static>(
     let (caller, quota) = caller_of(admitted);
     // Recorded first: a refusal of the key's scope carries the quota it was counted in.
     record(&request, caller.clone(), quota);
-    if let Err(error) = check_scope(&caller, writes, &request) {
+    if let Err(error) = check_scope(&caller, access.writes(), &request) {
         return Ok(request.error_response(error));
     }
     next.call(request)
@@ -235,6 +272,9 @@ fn bearer(request: &HttpRequest) -> Result<&str, ApiError> {
         ApiError::unauthorized("malformed Authorization header: use Bearer <API key>")
     })
 }
+
+mod beside_write;
+pub use beside_write::CallerClearance;
 
 #[cfg(test)]
 mod tests;

@@ -212,6 +212,11 @@ impl ResponseError for ApiError {
 impl From<DomainError> for ApiError {
     fn from(error: DomainError) -> Self {
         match (error.code(), &error) {
+            // Not the store's failure: the admission's answer replaces it (`auth::beside_write`).
+            (_, DomainError::NotCleared) => {
+                tracing::debug!("a write's caller was not admitted as it ran; nothing written");
+                Self::unavailable()
+            }
             (ErrorCode::Unavailable, cause) => {
                 tracing::warn!(error.cause = %cause, "store unavailable");
                 Self::unavailable()

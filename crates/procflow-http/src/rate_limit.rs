@@ -128,6 +128,16 @@ impl RateLimitGate {
         self.known().get(key_hash).cloned()
     }
 
+    /// Whether a request of the key whose secret hashes to `key_hash` would be asked of the
+    /// limiter at once, not after waiting for its turn behind others of the key (see
+    /// [`LocalGate`]): a write that holds locks while it is admitted must not wait there.
+    #[must_use]
+    pub fn turn_free(&self, key_hash: &KeyHash) -> bool {
+        self.local
+            .existing(key_hash)
+            .is_none_or(|slot| slot.turn_free())
+    }
+
     fn known(&self) -> std::sync::MutexGuard<'_, HashMap<KeyHash, (ApiKey, Team)>> {
         self.known.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -16,6 +16,7 @@
 mod conformance {
     pub mod attachments;
     pub mod batch;
+    pub mod clearance;
     pub mod comments;
     pub mod concurrency;
     pub mod conditional;

@@ -2,6 +2,7 @@
 //! `WWW-Authenticate: Bearer`; an inactive subscription is 403.
 
 use procflow_domain::team::Subscription;
+use procflow_postgres::testing::execute;
 use procflow_tests::{Reply, TestApp, unknown_id};
 use reqwest::Method;
 use serde_json::json;
@@ -201,6 +202,47 @@ async fn a_revoked_key_is_refused_at_once() {
         .await;
     assert_unauthorized(&reply);
     app.get("/api/v1/process-templates").await.list();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_update_by_a_key_revoked_behind_the_instances_back_writes_nothing() {
+    let app = TestApp::spawn().await;
+    let run_id = app.start_demo_run().await;
+    let task_id = app.task_id(&run_id, "Say hello").await;
+    let (key_id, key) = app.new_key(&app.team, &app.admin).await;
+    // Admitted once, the key is known to the instance: its task updates now run beside their
+    // admission (docs/decisions.md).
+    app.call(Method::GET, "/api/v1/process-templates")
+        .key(&key)
+        .send()
+        .await
+        .list();
+    app.events().await;
+    // Revoked in the database alone: no notice tells the instance, which still guesses the key.
+    execute(
+        app.db_url(),
+        &format!("UPDATE api_keys SET revoked_at = now() WHERE id = '{key_id}'"),
+    )
+    .await;
+    let reply = app
+        .call(
+            Method::PATCH,
+            &format!("/api/v1/process-runs/{run_id}/tasks/{task_id}"),
+        )
+        .key(&key)
+        .json(&json!({"completed": true}))
+        .send()
+        .await;
+    assert_unauthorized(&reply);
+    assert_unchanged(&app, &run_id).await;
+    assert!(
+        app.events().await.is_empty(),
+        "an event of a refused update"
+    );
+    // Its transaction rolled back: the run is not left locked.
+    app.patch_task(&run_id, &task_id, &json!({"completed": true}))
+        .await
+        .data(200);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -39,6 +39,44 @@ pub struct Admission {
     pub rate: Option<RateDecision>,
 }
 
+/// Whether the caller a write runs for may write: a write that starts before its caller's
+/// admission has answered (its reads overlap the admission's round trip) awaits this after its
+/// reads and before its first write, and writes nothing when it is refused. A write whose caller
+/// was admitted first passes [`Cleared`].
+///
+/// ```
+/// use procflow_domain::ports::{Clearance, Cleared};
+///
+/// # futures_executor::block_on(async {
+/// assert!(Cleared.cleared().await.is_ok());
+/// # });
+/// ```
+#[async_trait]
+pub trait Clearance: Send + Sync {
+    /// Waits for the answer; `Ok` when the write may go ahead.
+    ///
+    /// # Errors
+    /// Whatever refused it: the write MUST then write nothing.
+    async fn cleared(&self) -> DomainResult<()>;
+}
+
+/// The clearance of a caller admitted before its write began.
+///
+/// ```
+/// # use procflow_domain::ports::{Clearance, Cleared};
+/// let clearance: &dyn Clearance = &Cleared;
+/// # let _ = clearance;
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cleared;
+
+#[async_trait]
+impl Clearance for Cleared {
+    async fn cleared(&self) -> DomainResult<()> {
+        Ok(())
+    }
+}
+
 /// Authentication and per-key request counting over a rolling window, shared by every server
 /// instance. One call per request does both, because every request needs both: a store can
 /// then answer in one round trip. The window is counted at a resolution of one second, as

@@ -5,6 +5,7 @@
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
+use super::Clearance;
 use crate::error::DomainResult;
 use crate::event::{Event, UnreadableEvent};
 use crate::ids::{ApiKeyId, EventId, RunId, TaskId, TeamId, TemplateId, UserId};
@@ -167,6 +168,25 @@ pub trait RunStore: Send + Sync {
         task: TaskId,
         decide: &TaskDecision<'_>,
     ) -> DomainResult<TaskChange>;
+
+    /// [`update_task`](Self::update_task) for a caller whose admission may still be under way:
+    /// nothing is written before `clearance` clears it, and nothing at all when it refuses (the
+    /// transaction rolls back, its locks go). A store MAY read, and lock, before it awaits
+    /// `clearance`, so that its reads overlap the admission; this default awaits it first.
+    ///
+    /// # Errors
+    /// As [`update_task`](Self::update_task); `clearance`'s refusal.
+    async fn update_task_cleared(
+        &self,
+        team: TeamId,
+        run: RunId,
+        task: TaskId,
+        decide: &TaskDecision<'_>,
+        clearance: &dyn Clearance,
+    ) -> DomainResult<TaskChange> {
+        clearance.cleared().await?;
+        self.update_task(team, run, task, decide).await
+    }
 
     /// Changes several tasks of a run at once: reads the run under a lock (its header: the
     /// sections MAY be left out, as the decision never needs them), with those of `tasks` that

@@ -9,6 +9,7 @@ use crate::actor::{Assignee, TemplateAssignee};
 use crate::error::DomainResult;
 use crate::etag::IfMatch;
 use crate::ids::{RunId, TaskId, TeamId, TemplateId};
+use crate::ports::{Clearance, Cleared};
 use crate::run::{
     Decision, ElementWrite, InboxFilter, InboxTask, ListedTask, Prefill, Run, RunFilter, RunTask,
     StartRun, TaskChange, TaskPatch,
@@ -239,6 +240,24 @@ impl Procflow {
         task: TaskId,
         request: UpdateTask,
     ) -> DomainResult<TaskChange> {
+        self.update_task_cleared(team, run, task, request, &Cleared)
+            .await
+    }
+
+    /// [`update_task`](Self::update_task) for a caller whose admission may still be under way:
+    /// the store reads the run and the task, and writes only once `clearance` clears the
+    /// caller ([`RunStore::update_task_cleared`](crate::ports::RunStore::update_task_cleared)).
+    ///
+    /// # Errors
+    /// As [`update_task`](Self::update_task); `clearance`'s refusal.
+    pub async fn update_task_cleared(
+        &self,
+        team: &Team,
+        run: RunId,
+        task: TaskId,
+        request: UpdateTask,
+        clearance: &dyn Clearance,
+    ) -> DomainResult<TaskChange> {
         let actor = self.actor(team.id, request.actor_email.as_ref()).await?;
         let if_match = request.if_match.clone();
         let assignee = self.assignee(team, request.assignee.clone()).await?;
@@ -249,12 +268,18 @@ impl Procflow {
         // is checked there too, so that of two writers sending the same tag one fails.
         self.ports
             .runs
-            .update_task(team.id, run, task, &|run, task| {
-                if let Some(condition) = &if_match {
-                    condition.check(task)?;
-                }
-                patch.apply(run, task, actor, ids, clock.now())
-            })
+            .update_task_cleared(
+                team.id,
+                run,
+                task,
+                &|run, task| {
+                    if let Some(condition) = &if_match {
+                        condition.check(task)?;
+                    }
+                    patch.apply(run, task, actor, ids, clock.now())
+                },
+                clearance,
+            )
             .await
     }
 

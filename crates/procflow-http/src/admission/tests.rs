@@ -131,6 +131,8 @@ async fn at_most_a_few_requests_of_a_name_are_at_the_store_at_once() {
         turns.push(slot.turn().await.unwrap());
     }
     assert!(slot.turns.try_acquire().is_err(), "the next one waits");
+    assert!(!slot.turn_free());
     drop(turns.pop());
+    assert!(slot.turn_free());
     assert!(slot.turn().await.is_some());
 }

@@ -1,5 +1,5 @@
-//! Tests of the admission middleware over a scripted limiter: reads beside their admission,
-//! and what waits for it.
+//! Tests of the admission middleware over a scripted limiter: reads and task updates beside
+//! their admission, and what waits for it.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -46,6 +46,8 @@ struct Scripted {
     admissions: AtomicUsize,
     reads: AtomicUsize,
     read_started: Notify,
+    /// Writes of the cleared-write handler: made only once its clearance cleared it.
+    writes: AtomicUsize,
 }
 
 impl Scripted {
@@ -59,6 +61,10 @@ impl Scripted {
 
     fn reads(&self) -> usize {
         self.reads.load(Ordering::SeqCst)
+    }
+
+    fn writes(&self) -> usize {
+        self.writes.load(Ordering::SeqCst)
     }
 }
 
@@ -129,8 +135,29 @@ async fn read(caller: Caller, limiter: web::Data<Scripted>) -> HttpResponse {
     HttpResponse::Ok().body(caller.team.name)
 }
 
-/// An app with `GET /r` and `POST /w` (the same handler) behind the admission, answering with
-/// the rate-limit headers of `crate::middleware::around`.
+/// The handler of a cleared write, as a task update's: reads (counted, said), then writes
+/// (counted) once its clearance clears it; answers its caller's team name and the body.
+async fn cleared_write(
+    caller: Caller,
+    CallerClearance(clearance): CallerClearance,
+    body: bytes::Bytes,
+    limiter: web::Data<Scripted>,
+) -> HttpResponse {
+    limiter.reads.fetch_add(1, Ordering::SeqCst);
+    limiter.read_started.notify_one();
+    if clearance.cleared().await.is_err() {
+        return HttpResponse::ServiceUnavailable().finish();
+    }
+    limiter.writes.fetch_add(1, Ordering::SeqCst);
+    HttpResponse::Ok().body(format!(
+        "{}:{}",
+        caller.team.name,
+        String::from_utf8_lossy(&body)
+    ))
+}
+
+/// An app with `GET /r` and `POST /w` (the same handler) and `PATCH /c` (a cleared write)
+/// behind the admission, answering with the rate-limit headers of `crate::middleware::around`.
 async fn app(
     limiter: &web::Data<Scripted>,
 ) -> impl actix_web::dev::Service<
@@ -140,19 +167,25 @@ async fn app(
 > {
     let clock: Arc<dyn Clock> = Arc::new(FixedClock::at(T0));
     let gate = Arc::new(RateLimitGate::new(clock, 100));
-    let guarded = |writes: bool| {
+    let guarded = |access: Access| {
         let (gate, limiter) = (gate.clone(), limiter.clone());
         actix_web::middleware::from_fn(move |request: ServiceRequest, next| {
             let (gate, limiter) = (gate.clone(), limiter.clone());
-            async move { admit_then_call(request, next, writes, &gate, &**limiter).await }
+            async move { admit_then_call(request, next, access, &gate, &**limiter).await }
         })
     };
     actix_test::init_service(
         App::new()
             .app_data(limiter.clone())
             .wrap(actix_web::middleware::from_fn(crate::middleware::around))
-            .route("/r", web::get().to(read).wrap(guarded(false)))
-            .route("/w", web::post().to(read).wrap(guarded(true))),
+            .route("/r", web::get().to(read).wrap(guarded(Access::Read)))
+            .route("/w", web::post().to(read).wrap(guarded(Access::Write)))
+            .route(
+                "/c",
+                web::patch()
+                    .to(cleared_write)
+                    .wrap(guarded(Access::ClearedWrite)),
+            ),
     )
     .await
 }
@@ -261,4 +294,110 @@ async fn writes_and_a_keys_first_read_wait_for_their_admission() {
     assert_eq!(call(&app, Method::POST, "/w").await.0, 401);
     assert_eq!(limiter.reads(), 1, "a refused write ran");
     assert_eq!(limiter.admissions(), 3);
+}
+
+/// `PATCH /c` with `body` and the key, and `extra` headers: status and body.
+async fn patch(
+    app: &impl actix_web::dev::Service<
+        actix_http::Request,
+        Response = ServiceResponse<BoxBody>,
+        Error = actix_web::Error,
+    >,
+    body: &str,
+    extra: &[(&str, &str)],
+) -> (u16, String) {
+    let mut request = actix_test::TestRequest::patch()
+        .uri("/c")
+        .insert_header((header::AUTHORIZATION, "Bearer pf_live_test_key"))
+        .set_payload(body.to_owned());
+    for header in extra {
+        request = request.insert_header(*header);
+    }
+    let response = actix_test::call_service(app, request.to_request()).await;
+    let status = response.status().as_u16();
+    let body = actix_test::read_body(response).await;
+    (status, String::from_utf8(body.to_vec()).unwrap())
+}
+
+#[actix_web::test]
+async fn a_task_updates_reads_run_before_its_admission_answers_and_it_writes_once_admitted() {
+    let limiter = web::Data::new(Scripted::default());
+    let app = app(&limiter).await;
+    // Unknown to this instance: it waits for its admission, as any write.
+    limiter.then(Answer::Admit("Demo"));
+    assert_eq!(patch(&app, "{}", &[]).await, (200, "Demo:{}".into()));
+    // Known: answered only once the handler has started, so a write that waited for its
+    // admission would wait forever.
+    limiter.then(Answer::AdmitOnceReadStarted("Demo"));
+    let beside = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        patch(&app, r#"{"completed":true}"#, &[]),
+    )
+    .await
+    .expect("the update ran before its admission's answer");
+    assert_eq!(beside, (200, r#"Demo:{"completed":true}"#.into()));
+    assert_eq!(
+        (limiter.admissions(), limiter.reads(), limiter.writes()),
+        (2, 2, 2)
+    );
+}
+
+#[actix_web::test]
+async fn a_task_update_its_admission_refuses_writes_nothing_and_answers_the_refusal() {
+    for (refusal, status) in [
+        (Answer::Unknown, 401),
+        (Answer::Inactive, 403),
+        (Answer::Limited, 429),
+    ] {
+        let limiter = web::Data::new(Scripted::default());
+        let app = app(&limiter).await;
+        limiter.then(Answer::Admit("Demo"));
+        assert_eq!(call(&app, Method::GET, "/r").await.0, 200);
+        limiter.then(refusal);
+        let (refused, body) = patch(&app, r#"{"completed":true}"#, &[]).await;
+        assert_eq!(refused, status, "{body}");
+        assert!(body.contains("\"error\""), "{body}");
+        // It ran beside its admission, and wrote nothing.
+        assert_eq!((limiter.reads(), limiter.writes()), (2, 0));
+    }
+}
+
+#[actix_web::test]
+async fn a_task_update_admitted_as_another_caller_than_guessed_writes_once_as_the_admitted_one() {
+    let limiter = web::Data::new(Scripted::default());
+    let app = app(&limiter).await;
+    limiter.then(Answer::Admit("Demo"));
+    assert_eq!(call(&app, Method::GET, "/r").await.2, "Demo");
+    limiter.then(Answer::Admit("Renamed"));
+    assert_eq!(
+        patch(&app, r#"{"completed":true}"#, &[]).await,
+        (200, r#"Renamed:{"completed":true}"#.into()),
+        "run again with the same body"
+    );
+    assert_eq!(
+        (limiter.reads(), limiter.writes()),
+        (3, 1),
+        "the guessed run read and did not write; the admitted one wrote"
+    );
+}
+
+#[actix_web::test]
+async fn a_task_update_with_an_idempotency_key_or_a_large_body_waits_for_its_admission() {
+    let large = format!(r#"{{"comment":"{}"}}"#, "x".repeat(beside_write::BODY_MAX));
+    for (body, extra) in [
+        (r#"{"completed":true}"#, vec![("idempotency-key", "k-1")]),
+        (large.as_str(), vec![]),
+    ] {
+        let limiter = web::Data::new(Scripted::default());
+        let app = app(&limiter).await;
+        limiter.then(Answer::Admit("Demo"));
+        assert_eq!(call(&app, Method::GET, "/r").await.0, 200);
+        limiter.then(Answer::Unknown);
+        assert_eq!(patch(&app, body, &extra).await.0, 401);
+        assert_eq!(
+            (limiter.reads(), limiter.writes()),
+            (1, 0),
+            "it ran before its admission"
+        );
+    }
 }

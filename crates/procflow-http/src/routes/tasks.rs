@@ -4,7 +4,7 @@
 use actix_web::{HttpResponse, web};
 
 use crate::AppState;
-use crate::auth::Caller;
+use crate::auth::{Caller, CallerClearance};
 use procflow_domain::service::{UpdateTask, UpdateTasks};
 
 use crate::bodies::{Body, IntoRequest, UpdateTaskBody, UpdateTasksBody};
@@ -82,6 +82,7 @@ pub async fn update(
     IfMatchHeader(if_match): IfMatchHeader,
     query: web::Query<ValidateOnly>,
     Body(body): Body<UpdateTaskBody>,
+    CallerClearance(clearance): CallerClearance,
 ) -> Result<HttpResponse, ApiError> {
     let dry = query.dry()?;
     let (run, task) = (params::run_id(&path.0)?, params::task_id(&path.1)?);
@@ -89,8 +90,9 @@ pub async fn update(
         if_match,
         ..body.into_request()?
     };
+    // The caller may still be under admission: the store writes once it is admitted.
     let change = ValidateOnly::service(dry, &state)
-        .update_task(&caller.team, run, task, request)
+        .update_task_cleared(&caller.team, run, task, request, &*clearance)
         .await?;
     if !change.missing_required.is_empty() {
         tracing::info!(

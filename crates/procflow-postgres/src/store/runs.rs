@@ -7,7 +7,9 @@ use futures_util::TryFutureExt;
 use futures_util::future::{join4, try_join, try_join4};
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
-use procflow_domain::ports::{RunStore, ShareDecision, TaskDecision, TasksDecision};
+use procflow_domain::ports::{
+    Clearance, Cleared, RunStore, ShareDecision, TaskDecision, TasksDecision,
+};
 use procflow_domain::run::{
     InboxFilter, InboxTask, ListedTask, NewRun, Run, RunFilter, RunTask, TaskChange, TasksChange,
 };
@@ -448,6 +450,18 @@ impl RunStore for PgStore {
         task: TaskId,
         decide: &TaskDecision<'_>,
     ) -> DomainResult<TaskChange> {
+        self.update_task_cleared(team, run, task, decide, &Cleared)
+            .await
+    }
+
+    async fn update_task_cleared(
+        &self,
+        team: TeamId,
+        run: RunId,
+        task: TaskId,
+        decide: &TaskDecision<'_>,
+        clearance: &dyn Clearance,
+    ) -> DomainResult<TaskChange> {
         let mut conn = self.conn().await?;
         // The run row's lock serialises every change to the run's tasks: no update is lost
         // and the run completes exactly once. Sections are not read: the decision never needs
@@ -470,6 +484,9 @@ impl RunStore for PgStore {
             let stored_in_api_form = current.custom_elements.in_api_form();
             let current = current.parsed().map_err(|e| corrupt("run task", e))?;
             let change = decide(&before, &current)?;
+            // The locked read went out beside the caller's admission, maybe: nothing is
+            // written until it admits the caller (a refusal rolls back, the locks go).
+            clearance.cleared().await?;
             if change.changed {
                 // Independent writes under the locks taken above, pipelined: one round trip.
                 // The other tasks' flags are written with them: under the run's lock, no one

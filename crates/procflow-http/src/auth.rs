@@ -175,29 +175,55 @@ async fn read_beside_admission<B: MessageBody + 'static>(
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     request.extensions_mut().insert(guess.clone());
     let (admitted, read) = join(admission, next.call(request)).await;
+    match settle(admitted, read, &guess) {
+        Settled::Answer(answer) => answer,
+        Settled::Again(request, caller, quota) => {
+            let request = ServiceRequest::from_request(request);
+            record(&request, caller, quota);
+            next.call(request)
+                .await
+                .map(ServiceResponse::map_into_boxed_body)
+        }
+    }
+}
+
+/// What the admission's answer makes of a request that ran beside it as `guess`.
+enum Settled {
+    /// The answer to send: the refusal, or what the request answered its admitted caller.
+    Answer(Result<ServiceResponse<BoxBody>, actix_web::Error>),
+    /// Admitted as another caller than guessed: the request, to run again as that caller.
+    Again(HttpRequest, Caller, Quota),
+}
+
+/// Settles a request that ran beside its admission as `guess` and `answered`, by what the
+/// admission found (`admitted`): refused, the refusal (the answer dropped); admitted as
+/// guessed, the answer, with its quota; admitted as another caller, the request to run again.
+fn settle<B: MessageBody + 'static>(
+    admitted: Result<Admitted, Refusal>,
+    answered: Result<ServiceResponse<B>, actix_web::Error>,
+    guess: &Caller,
+) -> Settled {
     let (caller, quota) = match admitted {
         Ok(admitted) => caller_of(admitted),
         Err(refusal) => {
             let error = refusal_error(refusal);
-            return match read {
+            return Settled::Answer(match answered {
                 Ok(answer) => Ok(ServiceResponse::from_err(error, answer.into_parts().0)),
                 Err(_) => Err(error.into()),
-            };
+            });
         }
     };
     // An error rather than an answer comes from a middleware before the handler, which reads
     // no caller: the same for any.
-    let answer = read?;
-    if caller == guess {
+    let answer = match answered {
+        Ok(answer) => answer,
+        Err(error) => return Settled::Answer(Err(error)),
+    };
+    if caller == *guess {
         answer.request().extensions_mut().insert(quota);
-        return Ok(answer.map_into_boxed_body());
+        return Settled::Answer(Ok(answer.map_into_boxed_body()));
     }
-    let (request, _) = answer.into_parts();
-    let request = ServiceRequest::from_request(request);
-    record(&request, caller, quota);
-    next.call(request)
-        .await
-        .map(ServiceResponse::map_into_boxed_body)
+    Settled::Again(answer.into_parts().0, caller, quota)
 }
 
 /// The caller and quota of an admitted request.

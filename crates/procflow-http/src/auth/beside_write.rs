@@ -26,7 +26,7 @@ use procflow_domain::error::{DomainError, DomainResult};
 use procflow_domain::ports::{Clearance, Cleared};
 use tokio::sync::watch;
 
-use super::{Caller, caller_of, record, refusal_error};
+use super::{Caller, Settled, record, settle};
 use crate::rate_limit::{Admitted, Refusal};
 
 /// The largest body a write beside its admission reads whole before it runs; a larger one (or
@@ -116,23 +116,11 @@ pub(super) async fn write_beside_admission<B: MessageBody + 'static>(
         (next.call(request).await, body)
     };
     let (admitted, (written, body)) = join(admission, write).await;
-    let (caller, quota) = match admitted {
-        Ok(admitted) => caller_of(admitted),
-        Err(refusal) => {
-            let error = refusal_error(refusal);
-            return match written {
-                Ok(answer) => Ok(ServiceResponse::from_err(error, answer.into_parts().0)),
-                Err(_) => Err(error.into()),
-            };
-        }
+    let (request, caller, quota) = match settle(admitted, written, &guess) {
+        Settled::Answer(answer) => return answer,
+        Settled::Again(request, caller, quota) => (request, caller, quota),
     };
-    let answer = written?;
-    if caller == guess {
-        answer.request().extensions_mut().insert(quota);
-        return Ok(answer.map_into_boxed_body());
-    }
     // Its store refused to write: run it again, body and all, as the admitted caller.
-    let (request, _) = answer.into_parts();
     request.extensions_mut().remove::<Pending>();
     let mut request = ServiceRequest::from_request(request);
     request.set_payload(payload_of(&body));

@@ -1,6 +1,6 @@
 //! Task updates beside their admission: the write's reads go to the database while the
 //! admission is asked, and its writes wait for the answer (`docs/decisions.md`, "A task update
-//! runs beside its admission").
+//! runs beside its admission too").
 //!
 //! A read beside its admission (`super::read_beside_admission`) may run to the end and have its
 //! answer dropped; a write may not write before its caller is admitted. Its use case takes a

@@ -401,3 +401,29 @@ async fn a_task_update_with_an_idempotency_key_or_a_large_body_waits_for_its_adm
         );
     }
 }
+
+#[actix_web::test]
+async fn a_task_update_whose_body_cannot_be_read_writes_nothing_and_its_refusal_comes_first() {
+    for (answer, status) in [(Answer::Admit("Demo"), 400), (Answer::Unknown, 401)] {
+        let limiter = web::Data::new(Scripted::default());
+        let app = app(&limiter).await;
+        limiter.then(Answer::Admit("Demo"));
+        assert_eq!(call(&app, Method::GET, "/r").await.0, 200);
+        limiter.then(answer);
+        // A declared length, and a body that breaks off (the client went away).
+        let broken: actix_http::BoxedPayloadStream = Box::pin(futures_util::stream::iter([
+            Ok(bytes::Bytes::from_static(b"{\"comp")),
+            Err(actix_web::error::PayloadError::Incomplete(None)),
+        ]));
+        let request = actix_test::TestRequest::patch()
+            .uri("/c")
+            .insert_header((header::AUTHORIZATION, "Bearer pf_live_test_key"))
+            .insert_header((header::CONTENT_LENGTH, "18"))
+            .to_request();
+        let (request, _) = request.replace_payload(actix_http::Payload::from(broken));
+        let response = actix_test::call_service(&app, request).await;
+        assert_eq!(response.status().as_u16(), status);
+        // The handler never ran: its body's extractor failed, as without the admission beside.
+        assert_eq!((limiter.reads(), limiter.writes()), (1, 0));
+    }
+}

@@ -10,7 +10,7 @@
 //! The body is read whole first (a small one: see [`BODY_MAX`]), so that the request can run
 //! again as the admitted caller.
 
-use std::sync::Arc;
+use std::ops::Deref;
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
@@ -46,21 +46,28 @@ pub(super) fn may_run_beside(request: &ServiceRequest) -> bool {
             .is_some_and(|length| length <= BODY_MAX)
 }
 
-/// The clearance a handler passes to its use case: the pending admission's, or [`Cleared`]
-/// when the request was admitted before it ran.
+/// The clearance a handler passes to its use case (it dereferences to one): the pending
+/// admission's, or [`Cleared`] when the request was admitted before it ran.
 #[derive(Clone)]
-pub struct CallerClearance(pub Arc<dyn Clearance>);
+pub struct CallerClearance(Option<Pending>);
 
 impl FromRequest for CallerClearance {
     type Error = actix_web::Error;
     type Future = Ready<Result<Self, actix_web::Error>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let pending = request.extensions().get::<Pending>().cloned();
-        ready(Ok(Self(match pending {
-            Some(pending) => Arc::new(pending),
-            None => Arc::new(Cleared),
-        })))
+        ready(Ok(Self(request.extensions().get::<Pending>().cloned())))
+    }
+}
+
+impl Deref for CallerClearance {
+    type Target = dyn Clearance;
+
+    fn deref(&self) -> &Self::Target {
+        match &self.0 {
+            Some(pending) => pending,
+            None => &Cleared,
+        }
     }
 }
 

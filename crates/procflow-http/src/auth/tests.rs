@@ -139,7 +139,7 @@ async fn read(caller: Caller, limiter: web::Data<Scripted>) -> HttpResponse {
 /// (counted) once its clearance clears it; answers its caller's team name and the body.
 async fn cleared_write(
     caller: Caller,
-    CallerClearance(clearance): CallerClearance,
+    clearance: CallerClearance,
     body: bytes::Bytes,
     limiter: web::Data<Scripted>,
 ) -> HttpResponse {

@@ -82,7 +82,7 @@ pub async fn update(
     IfMatchHeader(if_match): IfMatchHeader,
     query: web::Query<ValidateOnly>,
     Body(body): Body<UpdateTaskBody>,
-    CallerClearance(clearance): CallerClearance,
+    clearance: CallerClearance,
 ) -> Result<HttpResponse, ApiError> {
     let dry = query.dry()?;
     let (run, task) = (params::run_id(&path.0)?, params::task_id(&path.1)?);

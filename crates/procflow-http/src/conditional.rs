@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use self::tags::TagList;
 use crate::error::ApiError;
-use crate::views;
+use crate::views::{self, WriteJson};
 
 /// Reads the precondition header `name`, `None` when absent.
 fn read(request: &HttpRequest, name: &'static str) -> Result<Option<TagList>, ApiError> {
@@ -93,6 +93,25 @@ impl IfNoneMatch {
         resource: &'a T,
         view: impl FnOnce(&'a T) -> V,
     ) -> HttpResponse {
+        self.answer_with(resource, || views::data(view(resource)))
+    }
+
+    /// [`answer`](Self::answer) with the view written field by field
+    /// ([`views::data_written`]).
+    pub fn answer_written<'a, T: Tagged, V: WriteJson>(
+        &self,
+        resource: &'a T,
+        view: impl FnOnce(&'a T) -> V,
+    ) -> HttpResponse {
+        self.answer_with(resource, || views::data_written(&view(resource)))
+    }
+
+    /// 304 when the client holds the current representation, else `data` with the `ETag`.
+    fn answer_with<T: Tagged>(
+        &self,
+        resource: &T,
+        data: impl FnOnce() -> HttpResponse,
+    ) -> HttpResponse {
         let etag = resource.etag();
         if self.holds(&etag) {
             return with_etag(
@@ -100,7 +119,7 @@ impl IfNoneMatch {
                 &etag,
             );
         }
-        with_etag(views::data(view(resource)), &etag)
+        with_etag(data(), &etag)
     }
 }
 
@@ -111,6 +130,14 @@ pub fn tagged<'a, T: Tagged, V: Serialize>(
     view: impl FnOnce(&'a T) -> V,
 ) -> HttpResponse {
     with_etag(views::data(view(resource)), &resource.etag())
+}
+
+/// [`tagged`] with the view written field by field ([`views::data_written`]).
+pub fn tagged_written<'a, T: Tagged, V: WriteJson>(
+    resource: &'a T,
+    view: impl FnOnce(&'a T) -> V,
+) -> HttpResponse {
+    with_etag(views::data_written(&view(resource)), &resource.etag())
 }
 
 /// 201 `{"data": view}` with the new resource's `ETag`: the answer of a create when the

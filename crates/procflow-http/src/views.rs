@@ -26,6 +26,22 @@ pub fn with_status<T: Serialize>(status: StatusCode, view: T) -> HttpResponse {
     HttpResponse::build(status).json(Data { data: view })
 }
 
+/// [`data`] of a view written field by field ([`write_json`]): the same bytes, without
+/// serde_json's pass over a task's stored elements or its keys (a third of a task update's
+/// answer).
+pub fn data_written<V: WriteJson>(view: &V) -> HttpResponse {
+    let mut body = Vec::with_capacity(2048);
+    body.extend_from_slice(b"{\"data\":");
+    if let Err(error) = write_json(view, &mut body) {
+        tracing::error!(%error, "cannot write a view as JSON");
+        return crate::error::ApiError::internal().error_response();
+    }
+    body.push(b'}');
+    HttpResponse::Ok()
+        .insert_header(actix_web::http::header::ContentType::json())
+        .body(body)
+}
+
 /// 200 with a list envelope made from a page, each item through `view`; `key` is an item's
 /// id, its cursor. A body that would grow past [`MAX_PAGE_BYTES`] is cut short after the last
 /// item that fits (at least one), and its pagination then points after that item.
@@ -148,6 +164,38 @@ mod tests {
     fn read(response: HttpResponse) -> serde_json::Value {
         let bytes = response.into_body().try_into_bytes().unwrap();
         serde_json::from_slice(&bytes).unwrap()
+    }
+
+    /// A view whose writer writes what its `Serialize` does.
+    #[derive(Serialize)]
+    struct Named {
+        id: Uuid,
+        name: &'static str,
+    }
+
+    impl WriteJson for Named {
+        fn write_fields(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+            out.extend_from_slice(b"\"id\":");
+            serde_json::to_writer(&mut *out, &self.id)?;
+            out.extend_from_slice(b",\"name\":");
+            serde_json::to_writer(out, self.name)
+        }
+    }
+
+    #[test]
+    fn a_view_written_field_by_field_is_answered_as_data_answers_it() {
+        let view = Named {
+            id: Uuid::from_u128(7),
+            name: "Ada \"<b>\"",
+        };
+        let (written, serialised) = (data_written(&view), data(&view));
+        assert_eq!(written.status(), serialised.status());
+        assert_eq!(
+            written.headers().get("content-type"),
+            serialised.headers().get("content-type")
+        );
+        let body = |response: HttpResponse| response.into_body().try_into_bytes().unwrap();
+        assert_eq!(body(written), body(serialised));
     }
 
     #[test]

@@ -91,7 +91,7 @@ pub async fn get(
         .procflow()
         .get_run(&caller.team, params::run_id(&id)?)
         .await?;
-    Ok(held.answer(&run, RunView::from))
+    Ok(held.answer_written(&run, RunView::from))
 }
 
 /// `POST /process-runs/{id}/invite` (spec 4.7).

@@ -60,7 +60,7 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let (run, task) = (params::run_id(&path.0)?, params::task_id(&path.1)?);
     let task = state.procflow().get_task(&caller.team, run, task).await?;
-    Ok(held.answer(&task, RunTaskView::from))
+    Ok(held.answer_written(&task, RunTaskView::from))
 }
 
 /// `PATCH /process-runs/{id}/tasks/{task_id}` (spec 4.11): answers the full task.
@@ -103,7 +103,7 @@ pub async fn update(
         );
     }
     Ok(validate_only::answer(
-        conditional::tagged(&change.task, RunTaskView::from),
+        conditional::tagged_written(&change.task, RunTaskView::from),
         dry,
     ))
 }

@@ -27,8 +27,8 @@ pub fn with_status<T: Serialize>(status: StatusCode, view: T) -> HttpResponse {
 }
 
 /// [`data`] of a view written field by field ([`write_json`]): the same bytes, without
-/// serde_json's pass over a task's stored elements or its keys (a third of a task update's
-/// answer).
+/// serde_json's escape checks of a task's stored elements and of every key (a task update's
+/// body: 19,200 instructions through serde, 10,800 written).
 pub fn data_written<V: WriteJson>(view: &V) -> HttpResponse {
     let mut body = Vec::with_capacity(2048);
     body.extend_from_slice(b"{\"data\":");

@@ -175,7 +175,7 @@ async fn read_beside_admission<B: MessageBody + 'static>(
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     request.extensions_mut().insert(guess.clone());
     let (admitted, read) = join(admission, next.call(request)).await;
-    match settle(admitted, read, &guess) {
+    match settle(admitted.map(caller_of), read, &guess) {
         Settled::Answer(answer) => answer,
         Settled::Again(request, caller, quota) => {
             let request = ServiceRequest::from_request(request);
@@ -196,15 +196,16 @@ enum Settled {
 }
 
 /// Settles a request that ran beside its admission as `guess` and `answered`, by what the
-/// admission found (`admitted`): refused, the refusal (the answer dropped); admitted as
-/// guessed, the answer, with its quota; admitted as another caller, the request to run again.
+/// admission found (`admitted`: the caller and quota, see [`caller_of`]): refused, the refusal
+/// (the answer dropped); admitted as guessed, the answer, with its quota; admitted as another
+/// caller, the request to run again.
 fn settle<B: MessageBody + 'static>(
-    admitted: Result<Admitted, Refusal>,
+    admitted: Result<(Caller, Quota), Refusal>,
     answered: Result<ServiceResponse<B>, actix_web::Error>,
     guess: &Caller,
 ) -> Settled {
     let (caller, quota) = match admitted {
-        Ok(admitted) => caller_of(admitted),
+        Ok(admitted) => admitted,
         Err(refusal) => {
             let error = refusal_error(refusal);
             return Settled::Answer(match answered {

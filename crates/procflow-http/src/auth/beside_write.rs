@@ -104,11 +104,9 @@ pub(super) async fn write_beside_admission<B: MessageBody + 'static>(
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let (answer, pending) = watch::channel(None);
     let admission = async {
-        let admitted = admission.await;
-        let cleared = matches!(
-            &admitted,
-            Ok(admitted) if Caller::of(&admitted.key, admitted.team.clone()) == guess
-        );
+        // The caller made once: the clearance and the settling below both compare it.
+        let admitted = admission.await.map(super::caller_of);
+        let cleared = matches!(&admitted, Ok((caller, _)) if *caller == guess);
         answer.send_replace(Some(cleared));
         admitted
     };

@@ -6,6 +6,7 @@ pub(crate) mod elements;
 pub(crate) mod json;
 pub(crate) mod logic;
 pub(crate) mod outbox;
+mod read;
 pub(crate) mod run;
 pub(crate) mod schedule;
 pub(crate) mod share;

@@ -1,5 +1,8 @@
 //! Rows of `runs`, `run_sections` and `run_tasks`.
 
+/// `Queryable` for the rows below: read column by column (`rows::read`).
+mod read;
+
 use std::sync::Arc;
 
 use diesel::prelude::*;
@@ -25,7 +28,7 @@ use crate::schema::{run_sections, run_tasks, runs};
 /// `None` is written as NULL rather than DEFAULT (no nullable column of `runs` has a default):
 /// the insert's text is then the same for every run, so each connection prepares it once
 /// instead of parsing and planning it at every run created.
-#[derive(Queryable, Selectable, Insertable, Debug)]
+#[derive(Selectable, Insertable, Debug)]
 #[diesel(
     table_name = runs,
     check_for_backend(diesel::pg::Pg),
@@ -39,7 +42,7 @@ pub(crate) struct RunRow {
 
 /// Every column of a run but the plan of its logic, which a change reads from the process's
 /// cache of plans (they never change) rather than from the row each time.
-#[derive(Queryable, Selectable, Insertable, Debug)]
+#[derive(Selectable, Insertable, Debug)]
 #[diesel(
     table_name = runs,
     check_for_backend(diesel::pg::Pg),
@@ -77,7 +80,7 @@ pub(crate) struct RunChanges {
     pub logic_state: Option<Json<StoredState>>,
 }
 
-#[derive(Queryable, Selectable, Insertable, Debug)]
+#[derive(Selectable, Insertable, Debug)]
 #[diesel(table_name = run_sections, check_for_backend(diesel::pg::Pg))]
 pub(crate) struct RunSectionRow {
     pub team_id: Uuid,
@@ -89,7 +92,7 @@ pub(crate) struct RunSectionRow {
     pub color: Option<String>,
 }
 
-#[derive(Queryable, Selectable, Insertable, Debug)]
+#[derive(Selectable, Insertable, Debug)]
 #[diesel(table_name = run_tasks, check_for_backend(diesel::pg::Pg))]
 pub(crate) struct RunTaskRow<E = Elements> {
     pub team_id: Uuid,

@@ -1,0 +1,114 @@
+//! Rows read column by column, straight into their structs.
+//!
+//! diesel's derived `Queryable` reads a row through a tuple of its columns: for each column a
+//! partial row over it, its value in a `Result` moved into the tuple, then the tuple moved into
+//! the struct. For a page of 50 run tasks (23 columns each) that machinery, not the columns' own
+//! decoding, was 6 % of the request's instructions (`docs/performance.md`, "Rows read column by
+//! column; ids and moments written from tables"). The rows that listings read in numbers (run tasks, runs, run sections) are read
+//! here instead: each column by its index, decoded in place.
+//!
+//! Each such row declares its columns' SQL types in the selection's order, written out rather
+//! than projected from the selection (coherence cannot tell a projection apart from the single
+//! values diesel reads itself), and a constant beside it that compiles only while the two are
+//! the same type. What the columns hold is proved by the store's tests, which read every kind
+//! of row back.
+
+use std::error::Error;
+use std::fmt;
+
+use diesel::deserialize::{self, FromSql};
+use diesel::pg::Pg;
+use diesel::result::{UnexpectedEndOfRow, UnexpectedNullError};
+use diesel::row::{Field, Row};
+
+/// A row as diesel reads it for a `Queryable` whose `Row` is this: the row itself, built by
+/// [`read_in_place!`].
+pub(crate) struct InPlace<T>(pub T);
+
+/// `Queryable<$columns, Pg>` for `$row`, read by `$read` (a function of a diesel row to
+/// `deserialize::Result<$row>`). One impl per row type: a generic one would overlap diesel's
+/// own for single values.
+macro_rules! read_in_place {
+    ($row:ty, $columns:ty, $read:expr) => {
+        impl diesel::deserialize::Queryable<$columns, diesel::pg::Pg> for $row {
+            type Row = $crate::rows::read::InPlace<$row>;
+
+            fn build(row: Self::Row) -> diesel::deserialize::Result<Self> {
+                Ok(row.0)
+            }
+        }
+
+        impl diesel::deserialize::FromStaticSqlRow<$columns, diesel::pg::Pg>
+            for $crate::rows::read::InPlace<$row>
+        {
+            fn build_from_row<'a>(
+                row: &impl diesel::row::Row<'a, diesel::pg::Pg>,
+            ) -> diesel::deserialize::Result<Self> {
+                $read(row).map(Self)
+            }
+        }
+    };
+}
+pub(crate) use read_in_place;
+
+/// The column at `index` of `row`, of SQL type `ST`; `name` (the table's and the column's)
+/// tells which in an error.
+#[inline(always)]
+pub(crate) fn column<'a, ST, T: FromSql<ST, Pg>>(
+    row: &impl Row<'a, Pg>,
+    index: usize,
+    name: &'static str,
+) -> deserialize::Result<T> {
+    let field = row.get(index).ok_or(UnexpectedEndOfRow)?;
+    T::from_nullable_sql(field.value()).map_err(|error| column_error(name, error))
+}
+
+/// `error` with the column's name, but for a null in a column that allows none, which passes
+/// as it is: diesel reads that error as a missing row of an outer join.
+#[cold]
+fn column_error(
+    column: &'static str,
+    error: Box<dyn Error + Send + Sync>,
+) -> Box<dyn Error + Send + Sync> {
+    if error.is::<UnexpectedNullError>() {
+        return error;
+    }
+    Box::new(ColumnError { column, error })
+}
+
+/// A column that could not be read, by name.
+#[derive(Debug)]
+struct ColumnError {
+    column: &'static str,
+    error: Box<dyn Error + Send + Sync>,
+}
+
+impl fmt::Display for ColumnError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.column, self.error)
+    }
+}
+
+impl Error for ColumnError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        Some(&*self.error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_column_error_names_its_column_and_keeps_its_cause() {
+        let error = column_error("run_tasks.title", "invalid UTF-8".into());
+        assert_eq!(error.to_string(), "run_tasks.title: invalid UTF-8");
+        assert_eq!(error.source().unwrap().to_string(), "invalid UTF-8");
+    }
+
+    #[test]
+    fn a_null_in_a_column_that_allows_none_passes_unwrapped() {
+        let error = column_error("runs.title", Box::new(UnexpectedNullError));
+        assert!(error.is::<UnexpectedNullError>());
+    }
+}

@@ -11,13 +11,14 @@
 //! of task (`written/tests.rs`), and each writer destructures its view, so a field added to a
 //! view does not compile until its writer writes it.
 
+mod hex_id;
+mod moment;
+
 use procflow_domain::actor::{Actor, Assignee};
 use serde::Serialize;
-use serde::ser::Error as _;
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
-use uuid::Uuid;
 
+use self::hex_id::write_id;
+use self::moment::write_moment;
 use super::element_list::ElementList;
 use super::inbox::{InboxRunView, InboxTaskView};
 use super::run::{RunSectionView, RunView};
@@ -74,11 +75,11 @@ impl WriteJson for RunTaskListView<'_> {
             created_at,
         } = self;
         out.extend_from_slice(b"\"id\":");
-        uuid(out, id.as_uuid());
+        write_id(out, id.as_uuid());
         out.extend_from_slice(b",\"instance_id\":");
-        uuid(out, instance_id.as_uuid());
+        write_id(out, instance_id.as_uuid());
         out.extend_from_slice(b",\"template_task_id\":");
-        uuid(out, template_task_id.as_uuid());
+        write_id(out, template_task_id.as_uuid());
         out.extend_from_slice(b",\"ref\":");
         optional(out, reference.as_deref(), text)?;
         out.extend_from_slice(b",\"depends_on\":[");
@@ -86,7 +87,7 @@ impl WriteJson for RunTaskListView<'_> {
             if n > 0 {
                 out.push(b',');
             }
-            uuid(out, task.as_uuid());
+            write_id(out, task.as_uuid());
         }
         out.extend_from_slice(b"],\"hidden\":");
         boolean(out, *hidden);
@@ -97,13 +98,13 @@ impl WriteJson for RunTaskListView<'_> {
         out.extend_from_slice(b",\"completed\":");
         boolean(out, *completed);
         out.extend_from_slice(b",\"completed_at\":");
-        optional(out, completed_at.as_ref(), moment)?;
+        optional(out, completed_at.as_ref(), write_moment)?;
         out.extend_from_slice(b",\"completed_by\":");
         optional(out, completed_by.as_ref(), actor)?;
         out.extend_from_slice(b",\"order\":");
         serialized(out, order)?;
         out.extend_from_slice(b",\"section_id\":");
-        uuid(out, section_id.as_uuid());
+        write_id(out, section_id.as_uuid());
         out.extend_from_slice(b",\"assignee\":");
         optional(out, assignee.as_deref(), assigned)?;
         out.extend_from_slice(b",\"is_essential\":");
@@ -119,7 +120,7 @@ impl WriteJson for RunTaskListView<'_> {
         out.extend_from_slice(b",\"custom_elements\":");
         elements(out, custom_elements)?;
         out.extend_from_slice(b",\"created_at\":");
-        moment(out, created_at)
+        write_moment(out, created_at)
     }
 }
 
@@ -132,7 +133,7 @@ impl WriteJson for RunTaskView<'_> {
         } = self;
         base.write_fields(out)?;
         out.extend_from_slice(b",\"due_date\":");
-        optional(out, due_date.as_ref(), moment)?;
+        optional(out, due_date.as_ref(), write_moment)?;
         out.extend_from_slice(b",\"webhook_enabled\":");
         boolean(out, *webhook_enabled);
         Ok(())
@@ -147,7 +148,7 @@ impl WriteJson for InboxTaskView<'_> {
         } = self;
         task.write_fields(out)?;
         out.extend_from_slice(b",\"run\":{\"id\":");
-        uuid(out, id.as_uuid());
+        write_id(out, id.as_uuid());
         out.extend_from_slice(b",\"title\":");
         text(out, title)?;
         out.push(b'}');
@@ -174,9 +175,9 @@ impl WriteJson for RunView<'_> {
             completed_at,
         } = self;
         out.extend_from_slice(b"\"id\":");
-        uuid(out, id.as_uuid());
+        write_id(out, id.as_uuid());
         out.extend_from_slice(b",\"template_id\":");
-        uuid(out, template_id.as_uuid());
+        write_id(out, template_id.as_uuid());
         out.extend_from_slice(b",\"title\":");
         text(out, title)?;
         out.extend_from_slice(b",\"status\":");
@@ -184,11 +185,11 @@ impl WriteJson for RunView<'_> {
         out.extend_from_slice(b",\"started_by\":");
         actor(out, started_by)?;
         out.extend_from_slice(b",\"team_id\":");
-        uuid(out, team_id.as_uuid());
+        write_id(out, team_id.as_uuid());
         out.extend_from_slice(b",\"timezone\":");
         text(out, timezone)?;
         out.extend_from_slice(b",\"due_date\":");
-        optional(out, due_date.as_ref(), moment)?;
+        optional(out, due_date.as_ref(), write_moment)?;
         out.extend_from_slice(b",\"is_shared\":");
         boolean(out, *is_shared);
         out.extend_from_slice(b",\"sections\":[");
@@ -201,11 +202,11 @@ impl WriteJson for RunView<'_> {
         out.extend_from_slice(b"],\"rules\":");
         serialized(out, rules)?;
         out.extend_from_slice(b",\"created_at\":");
-        moment(out, created_at)?;
+        write_moment(out, created_at)?;
         out.extend_from_slice(b",\"updated_at\":");
-        optional(out, updated_at.as_ref(), moment)?;
+        optional(out, updated_at.as_ref(), write_moment)?;
         out.extend_from_slice(b",\"completed_at\":");
-        optional(out, completed_at.as_ref(), moment)
+        optional(out, completed_at.as_ref(), write_moment)
     }
 }
 
@@ -218,7 +219,7 @@ impl WriteJson for RunSectionView<'_> {
             color,
         } = self;
         out.extend_from_slice(b"\"id\":");
-        uuid(out, id.as_uuid());
+        write_id(out, id.as_uuid());
         out.extend_from_slice(b",\"title\":");
         text(out, title)?;
         out.extend_from_slice(b",\"order\":");
@@ -226,13 +227,6 @@ impl WriteJson for RunSectionView<'_> {
         out.extend_from_slice(b",\"color\":");
         optional(out, color.as_deref(), text)
     }
-}
-
-/// An id, as `Uuid`'s `Serialize` writes it: hyphenated, lower case, nothing to escape.
-fn uuid(out: &mut Vec<u8>, id: Uuid) {
-    let mut quoted = [b'"'; 38];
-    id.hyphenated().encode_lower(&mut quoted[1..37]);
-    out.extend_from_slice(&quoted);
 }
 
 fn boolean(out: &mut Vec<u8>, value: bool) {
@@ -244,23 +238,10 @@ fn text(out: &mut Vec<u8>, value: &str) -> Result<(), serde_json::Error> {
     serialized(out, value)
 }
 
-/// A moment as `time::serde::rfc3339` writes it, without the string it builds first: RFC 3339
-/// holds nothing to escape.
-fn moment(out: &mut Vec<u8>, at: &OffsetDateTime) -> Result<(), serde_json::Error> {
-    let start = out.len();
-    out.push(b'"');
-    if let Err(error) = at.format_into(out, &Rfc3339) {
-        out.truncate(start);
-        return Err(serde_json::Error::custom(error));
-    }
-    out.push(b'"');
-    Ok(())
-}
-
 fn actor(out: &mut Vec<u8>, by: &Actor) -> Result<(), serde_json::Error> {
     match by {
         Actor::User(user) => {
-            uuid(out, user.as_uuid());
+            write_id(out, user.as_uuid());
             Ok(())
         }
         Actor::Api | Actor::Guest => serialized(out, by),
@@ -270,7 +251,7 @@ fn actor(out: &mut Vec<u8>, by: &Actor) -> Result<(), serde_json::Error> {
 fn assigned(out: &mut Vec<u8>, assignee: &Assignee) -> Result<(), serde_json::Error> {
     match assignee {
         Assignee::User(user) => {
-            uuid(out, user.as_uuid());
+            write_id(out, user.as_uuid());
             Ok(())
         }
         Assignee::Email(_) => serialized(out, assignee),

@@ -229,7 +229,7 @@ fn a_moment_rfc_3339_cannot_write_is_an_error_as_in_serde() {
     let mut out = b"[".to_vec();
     assert!(write_json(&view, &mut out).is_err());
     let mut moment = b"x".to_vec();
-    assert!(super::moment(&mut moment, &task.created_at).is_err());
+    assert!(super::write_moment(&mut moment, &task.created_at).is_err());
     assert_eq!(moment, b"x");
 }
 

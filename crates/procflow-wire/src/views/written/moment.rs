@@ -31,8 +31,8 @@ const LONGEST: usize = 32;
 /// its trailing zeros (none when it is zero), `Z` for UTC.
 ///
 /// # Errors
-/// `time`'s, for a moment RFC 3339 cannot write (a year before 0, an offset with seconds); `out` is then as
-/// it was.
+/// `time`'s, for a moment RFC 3339 cannot write (a year before 0, an offset with seconds);
+/// `out` is then as it was.
 pub(super) fn write_moment(
     out: &mut Vec<u8>,
     at: &OffsetDateTime,
@@ -156,10 +156,15 @@ mod tests {
         #[test]
         fn writes_what_time_writes(
             seconds in 0_i64..253_402_300_800,
-            nanos in prop_oneof![Just(0_u32), (0_u32..1_000_000).prop_map(|m| m * 1_000), 0_u32..1_000_000_000],
+            nanos in prop_oneof![
+                Just(0_u32),
+                (0_u32..1_000_000).prop_map(|micros| micros * 1_000),
+                0_u32..1_000_000_000,
+            ],
             offset_minutes in prop_oneof![Just(0_i16), -1_439_i16..1_440],
         ) {
-            let utc = OffsetDateTime::from_unix_timestamp(seconds).unwrap() + Duration::nanoseconds(i64::from(nanos));
+            let utc = OffsetDateTime::from_unix_timestamp(seconds).unwrap()
+                + Duration::nanoseconds(i64::from(nanos));
             let offset = UtcOffset::from_whole_seconds(i32::from(offset_minutes) * 60).unwrap();
             let at = utc.to_offset(offset);
             prop_assert_eq!(written(at).ok(), declared(at).ok());

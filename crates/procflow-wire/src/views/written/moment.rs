@@ -16,9 +16,7 @@ const PAIRS: [[u8; 2]; 100] = {
     let mut n = 0;
     while n < 100 {
         // Both digits are below 10: the casts cannot truncate.
-        #[allow(clippy::cast_possible_truncation)]
-        let pair = [b'0' + (n / 10) as u8, b'0' + (n % 10) as u8];
-        table[n] = pair;
+        table[n] = [b'0' + (n / 10) as u8, b'0' + (n % 10) as u8];
         n += 1;
     }
     table
@@ -64,10 +62,8 @@ pub(super) fn write_moment(
         text[20] = b'.';
         let mut rest = nanos;
         for digit in text[21..30].iter_mut().rev() {
-            // A remainder of 10 is below 10: the cast cannot truncate.
-            #[allow(clippy::cast_possible_truncation)]
-            let last = (rest % 10) as u8;
-            *digit = b'0' + last;
+            // A remainder by 10 is below 10: the cast cannot truncate.
+            *digit = b'0' + (rest % 10) as u8;
             rest /= 10;
         }
         end = 30;

@@ -22,6 +22,7 @@ mod locked_task;
 mod mail;
 mod notices;
 mod outbox;
+mod page_rows;
 mod plans;
 mod queue;
 mod rate_limits;

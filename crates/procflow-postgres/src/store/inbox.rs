@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use super::PgStore;
 use super::inbox_page::{Admitted, InboxPage, InboxPosition};
+use super::page_rows::collect_page;
 use crate::error::db_error;
 use crate::rows::run::ListedTaskRow;
 
@@ -54,10 +55,11 @@ async fn list_on(
         None => None,
     };
     let size = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
-    let rows: Vec<(ListedTaskRow, String)> = InboxPage::new(admitted, after, size)
-        .load(&mut conn)
+    let rows = InboxPage::new(admitted, after, size)
+        .load_stream(&mut conn)
         .await
         .map_err(db_error)?;
+    let rows: Vec<(ListedTaskRow, String)> = collect_page(rows, size).await.map_err(db_error)?;
     let tasks = rows
         .into_iter()
         .map(|(row, run_title)| {

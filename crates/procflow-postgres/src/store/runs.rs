@@ -22,6 +22,7 @@ use super::directory::TokenKind;
 use super::flags::write_flags;
 use super::keyed_update::KeyedUpdate;
 use super::locked_task::LockedRunAndTask;
+use super::page_rows::collect_page;
 use super::plans::Plans;
 use super::run_page::RunsPage;
 use super::task_page::{FirstTasks, TasksAfter};
@@ -295,10 +296,12 @@ async fn list_runs_on(
 ) -> DomainResult<Page<Run>> {
     // An unknown cursor empties the page, and only an empty page asks about the cursor alone.
     let after = page.cursor.map(|c| c.id());
-    let rows: Vec<RunRow> = RunsPage::new(team, filter, after, page_size(page))
-        .load(&mut conn)
+    let size = page_size(page);
+    let rows = RunsPage::new(team, filter, after, size)
+        .load_stream(&mut conn)
         .await
         .map_err(db_error)?;
+    let rows: Vec<RunRow> = collect_page(rows, size).await.map_err(db_error)?;
     if rows.is_empty() {
         if let Some(cursor) = page.cursor {
             let known: Option<Uuid> = run_cursor(team, filter, cursor)
@@ -328,14 +331,16 @@ async fn list_tasks_on(
     // what is unknown.
     let rows: Vec<ListedTaskRow> = match page.cursor {
         None => {
-            FirstTasks::new(team_id, run_id, limit)
-                .load(&mut conn)
-                .await
+            let rows = FirstTasks::new(team_id, run_id, limit)
+                .load_stream(&mut conn)
+                .await;
+            collect_page(rows.map_err(db_error)?, limit).await
         }
         Some(cursor) => {
-            TasksAfter::new(team_id, run_id, cursor.id(), limit)
-                .load(&mut conn)
-                .await
+            let rows = TasksAfter::new(team_id, run_id, cursor.id(), limit)
+                .load_stream(&mut conn)
+                .await;
+            collect_page(rows.map_err(db_error)?, limit).await
         }
     }
     .map_err(db_error)?;

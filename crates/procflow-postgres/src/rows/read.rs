@@ -8,11 +8,13 @@
 //! from tables"). The rows that listings read in numbers (run tasks, runs, run sections) are
 //! read so.
 //!
-//! Each such row declares its columns' SQL types in the selection's order, written out rather
-//! than projected from the selection (coherence cannot tell a projection apart from the single
-//! values diesel reads itself), and a constant beside it that compiles only while the two are
-//! the same type. What the columns hold is proved by the store's tests, which read every kind
-//! of row back.
+//! Each such row declares its fields' SQL types once, in the selection's order ([`row_reader!`]
+//! makes both the tuple of SQL types and the reader of them), written out rather than projected
+//! from the selection (coherence cannot tell a projection apart from the single values diesel
+//! reads itself), with a constant beside it that compiles only while the tuple is the
+//! selection's type, and a test comparing the columns the reader names with the selection's
+//! SQL. What the columns hold is proved by the store's tests, which read every kind of row
+//! back.
 
 use std::error::Error;
 use std::fmt;
@@ -51,6 +53,52 @@ macro_rules! read_in_place {
     };
 }
 pub(crate) use read_in_place;
+
+/// A row's columns and its reader, from each field's SQL type written once, in the
+/// selection's order: `$columns`, the tuple of the SQL types; `$reader`, which reads the
+/// fields from the columns of the row from `*at` on, in that order, and moves `at` past them;
+/// and, in tests, `$names`, the columns as `$table.$field`, which is also how a column that
+/// cannot be read names itself (so each field must be named after its column). Being written
+/// once, the tuple and the reader cannot disagree, and the indexes are counted rather than
+/// written; a test compares the names with the selection's SQL, which catches two fields of
+/// the same type out of order.
+macro_rules! row_reader {
+    (
+        $(#[$doc:meta])*
+        $columns:ident, $names:ident,
+        fn $reader:ident $(<$param:ident: $bound:path>)? -> $row:ident $(<$arg:ident>)?,
+        $table:ident { $($field:ident: $sql:ty),+ $(,)? }
+    ) => {
+        $(#[$doc])*
+        type $columns = ($($sql,)+);
+
+        /// The columns the reader names, in the order it reads them: the tests compare them
+        /// with the selection's.
+        #[cfg(test)]
+        const $names: &[&str] = &[$(concat!(stringify!($table), ".", stringify!($field))),+];
+
+        // Inlined where it is called with `&mut 0`, so that the indexes are constants again.
+        #[inline(always)]
+        fn $reader<'a $(, $param: $bound)?>(
+            row: &impl diesel::row::Row<'a, diesel::pg::Pg>,
+            at: &mut usize,
+        ) -> diesel::deserialize::Result<$row $(<$arg>)?> {
+            // Fields are evaluated in the order written, which is the selection's.
+            Ok($row {
+                $($field: {
+                    let value = $crate::rows::read::column::<$sql, _>(
+                        row,
+                        *at,
+                        concat!(stringify!($table), ".", stringify!($field)),
+                    )?;
+                    *at += 1;
+                    value
+                },)+
+            })
+        }
+    };
+}
+pub(crate) use row_reader;
 
 /// The column at `index` of `row`, of SQL type `ST`; `name` (the table's and the column's)
 /// tells which in an error.

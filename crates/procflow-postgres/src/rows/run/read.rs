@@ -2,7 +2,7 @@
 //! the rows a listing reads in numbers.
 
 use diesel::Selectable;
-use diesel::deserialize;
+use diesel::deserialize::{self, FromSql};
 use diesel::dsl::SqlTypeOf;
 use diesel::pg::Pg;
 use diesel::row::Row;
@@ -51,7 +51,7 @@ row_reader! {
 
 row_reader! {
     /// The SQL types of `RunTaskRow::as_select()`, in its order.
-    TaskColumns, TASK_NAMES, fn task<E: deserialize::FromSql<Jsonb, Pg>> -> RunTaskRow<E>, run_tasks {
+    TaskColumns, TASK_NAMES, fn task<E: FromSql<Jsonb, Pg>> -> RunTaskRow<E>, run_tasks {
         team_id: Uuid,
         run_id: Uuid,
         id: Uuid,

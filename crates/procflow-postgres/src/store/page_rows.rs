@@ -50,6 +50,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_page_larger_than_any_limit_is_made_for_the_most_and_grows_past_it() {
+        let few = collect_page(stream::iter((0..3).map(Ok)), 150)
+            .await
+            .expect("rows");
+        assert_eq!(few.capacity(), MOST_RESERVED);
+        assert_eq!(MOST_RESERVED, 101);
         let page = collect_page(stream::iter((0..150).map(Ok)), 150)
             .await
             .expect("rows");

@@ -57,9 +57,9 @@ async fn list_on(
     let size = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
     let rows = InboxPage::new(admitted, after, size)
         .load_stream(&mut conn)
-        .await
-        .map_err(db_error)?;
-    let rows: Vec<(ListedTaskRow, String)> = collect_page(rows, size).await.map_err(db_error)?;
+        .await;
+    let rows: Vec<(ListedTaskRow, String)> =
+        collect_page(rows, page.limit).await.map_err(db_error)?;
     let tasks = rows
         .into_iter()
         .map(|(row, run_title)| {

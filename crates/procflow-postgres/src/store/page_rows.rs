@@ -10,23 +10,18 @@ use diesel::QueryResult;
 use futures_util::{Stream, TryStreamExt};
 use procflow_domain::values::Limit;
 
-/// The most rows a page's vector is made for at once: the largest page, plus the row that says
-/// whether another follows. A larger `rows` grows the vector as `load` would.
-const MOST_RESERVED: usize = Limit::MAX as usize + 1;
-
-/// Collects `stream` (a statement's rows, from `load_stream`) into a vector made for `rows`
-/// of them.
+/// Collects `rows` (a statement's, from `load_stream`) into a vector made for a page of
+/// `limit` items and the row that says whether another page follows.
 ///
 /// # Errors
 /// The statement's, or the first row's that cannot be read.
 pub(super) async fn collect_page<U>(
-    stream: impl Stream<Item = QueryResult<U>>,
-    rows: i64,
+    rows: QueryResult<impl Stream<Item = QueryResult<U>>>,
+    limit: Limit,
 ) -> QueryResult<Vec<U>> {
-    let capacity = usize::try_from(rows).map_or(0, |rows| rows.min(MOST_RESERVED));
-    let mut stream = std::pin::pin!(stream);
-    let mut page = Vec::with_capacity(capacity);
-    while let Some(row) = stream.try_next().await? {
+    let mut rows = std::pin::pin!(rows?);
+    let mut page = Vec::with_capacity(limit.get() + 1);
+    while let Some(row) = rows.try_next().await? {
         page.push(row);
     }
     Ok(page)
@@ -39,9 +34,13 @@ mod tests {
 
     use super::*;
 
+    fn limit(items: i64) -> Limit {
+        Limit::new(items).expect("a limit")
+    }
+
     #[tokio::test]
     async fn the_rows_come_in_order_in_a_vector_made_for_the_page() {
-        let page = collect_page(stream::iter((1..=3).map(Ok)), 51)
+        let page = collect_page(Ok(stream::iter((1..=3).map(Ok))), limit(50))
             .await
             .expect("rows");
         assert_eq!(page, vec![1, 2, 3]);
@@ -49,27 +48,24 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_page_larger_than_any_limit_is_made_for_the_most_and_grows_past_it() {
-        let few = collect_page(stream::iter((0..3).map(Ok)), 150)
-            .await
-            .expect("rows");
-        assert_eq!(few.capacity(), MOST_RESERVED);
-        assert_eq!(MOST_RESERVED, 101);
-        let page = collect_page(stream::iter((0..150).map(Ok)), 150)
+    async fn more_rows_than_the_page_grow_past_it() {
+        let page = collect_page(Ok(stream::iter((0..150).map(Ok))), limit(100))
             .await
             .expect("rows");
         assert_eq!(page, (0..150).collect::<Vec<_>>());
-        let nothing = collect_page(stream::iter(Vec::<QueryResult<u8>>::new()), -1)
-            .await
-            .expect("no rows");
-        assert!(nothing.is_empty());
-        assert_eq!(nothing.capacity(), 0);
     }
 
     #[tokio::test]
     async fn a_row_that_cannot_be_read_fails_the_page() {
         let rows = vec![Ok(1), Err(Error::NotFound), Ok(3)];
-        let failed = collect_page(stream::iter(rows), 3).await;
+        let failed = collect_page(Ok(stream::iter(rows)), limit(3)).await;
+        assert!(matches!(failed, Err(Error::NotFound)), "{failed:?}");
+    }
+
+    #[tokio::test]
+    async fn a_statement_that_failed_fails_the_page() {
+        let failed: QueryResult<Vec<u8>> =
+            collect_page(Err::<stream::Empty<_>, _>(Error::NotFound), limit(3)).await;
         assert!(matches!(failed, Err(Error::NotFound)), "{failed:?}");
     }
 }

@@ -296,12 +296,10 @@ async fn list_runs_on(
 ) -> DomainResult<Page<Run>> {
     // An unknown cursor empties the page, and only an empty page asks about the cursor alone.
     let after = page.cursor.map(|c| c.id());
-    let size = page_size(page);
-    let rows = RunsPage::new(team, filter, after, size)
+    let rows = RunsPage::new(team, filter, after, page_size(page))
         .load_stream(&mut conn)
-        .await
-        .map_err(db_error)?;
-    let rows: Vec<RunRow> = collect_page(rows, size).await.map_err(db_error)?;
+        .await;
+    let rows: Vec<RunRow> = collect_page(rows, page.limit).await.map_err(db_error)?;
     if rows.is_empty() {
         if let Some(cursor) = page.cursor {
             let known: Option<Uuid> = run_cursor(team, filter, cursor)
@@ -334,13 +332,13 @@ async fn list_tasks_on(
             let rows = FirstTasks::new(team_id, run_id, limit)
                 .load_stream(&mut conn)
                 .await;
-            collect_page(rows.map_err(db_error)?, limit).await
+            collect_page(rows, page.limit).await
         }
         Some(cursor) => {
             let rows = TasksAfter::new(team_id, run_id, cursor.id(), limit)
                 .load_stream(&mut conn)
                 .await;
-            collect_page(rows.map_err(db_error)?, limit).await
+            collect_page(rows, page.limit).await
         }
     }
     .map_err(db_error)?;

@@ -10,6 +10,7 @@ use procflow_domain::ports::{AttachmentDecision, AttachmentStore};
 use procflow_domain::values::{Cursor, Page, PageRequest};
 use uuid::Uuid;
 
+use super::page_rows::rows_to_fetch;
 use super::thread::{run_title, task};
 use super::{PgStore, append_events, not_found};
 use crate::error::{Failure, db_error};
@@ -95,7 +96,7 @@ impl AttachmentStore for PgStore {
         }
         let rows: Vec<AttachmentRow> = query
             .order(task_attachments::id)
-            .limit(i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX))
+            .limit(rows_to_fetch(page.limit))
             .select(AttachmentRow::as_select())
             .load(&mut conn)
             .await

@@ -10,6 +10,7 @@ use procflow_domain::ports::{CommentDecision, CommentEdit, CommentStore};
 use procflow_domain::values::{Cursor, Page, PageRequest};
 use uuid::Uuid;
 
+use super::page_rows::rows_to_fetch;
 use super::thread::{run_title, task};
 use super::{PgStore, append_events, not_found};
 use crate::error::{Failure, db_error};
@@ -91,7 +92,7 @@ impl CommentStore for PgStore {
         }
         let rows: Vec<CommentRow> = query
             .order(task_comments::id)
-            .limit(i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX))
+            .limit(rows_to_fetch(page.limit))
             .select(CommentRow::as_select())
             .load(&mut conn)
             .await

@@ -21,6 +21,7 @@ use uuid::Uuid;
 
 use super::by_text::ByText;
 use super::claims::Claims;
+use super::page_rows::rows_to_fetch;
 use super::queue::{
     self, ClaimShape, Column, PgJob, QueueTable, Settled, SettledRow, Statements, bind_settled,
 };
@@ -170,7 +171,7 @@ impl DeliveryQueue for PgStore {
         }
         let rows: Vec<DeliveryRow> = query
             .order(webhook_deliveries::id.desc())
-            .limit(i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX))
+            .limit(rows_to_fetch(page.limit))
             .select(DeliveryRow::as_select())
             .load(&mut conn)
             .await

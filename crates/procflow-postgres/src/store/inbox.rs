@@ -17,7 +17,7 @@ use uuid::Uuid;
 
 use super::PgStore;
 use super::inbox_page::{Admitted, InboxPage, InboxPosition};
-use super::page_rows::collect_page;
+use super::page_rows::{collect_page, rows_to_fetch};
 use crate::error::db_error;
 use crate::rows::run::ListedTaskRow;
 
@@ -54,7 +54,7 @@ async fn list_on(
         }
         None => None,
     };
-    let size = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
+    let size = rows_to_fetch(page.limit);
     let rows = InboxPage::new(admitted, after, size)
         .load_stream(&mut conn)
         .await;

@@ -10,6 +10,12 @@ use diesel::QueryResult;
 use futures_util::{Stream, TryStreamExt};
 use procflow_domain::values::Limit;
 
+/// The rows to ask for a page of `limit` items: one more, which says whether another page
+/// follows ([`procflow_domain::values::Page::from_fetched`]); SQL's `LIMIT` is a `bigint`.
+pub(super) fn rows_to_fetch(limit: Limit) -> i64 {
+    i64::try_from(limit.get() + 1).unwrap_or(i64::MAX)
+}
+
 /// Collects `rows` (a statement's, from `load_stream`) into a vector made for a page of
 /// `limit` items and the row that says whether another page follows.
 ///
@@ -36,6 +42,13 @@ mod tests {
 
     fn limit(items: i64) -> Limit {
         Limit::new(items).expect("a limit")
+    }
+
+    #[test]
+    fn a_page_asks_for_one_row_more_than_it_shows() {
+        assert_eq!(rows_to_fetch(limit(1)), 2);
+        assert_eq!(rows_to_fetch(Limit::default()), 21);
+        assert_eq!(rows_to_fetch(Limit::largest()), 101);
     }
 
     #[tokio::test]

@@ -22,7 +22,7 @@ use super::directory::TokenKind;
 use super::flags::write_flags;
 use super::keyed_update::KeyedUpdate;
 use super::locked_task::LockedRunAndTask;
-use super::page_rows::collect_page;
+use super::page_rows::{collect_page, rows_to_fetch};
 use super::plans::Plans;
 use super::run_page::RunsPage;
 use super::task_page::{FirstTasks, TasksAfter};
@@ -230,10 +230,6 @@ pub(super) fn run_cursor(
         .select(runs::id)
 }
 
-fn page_size(page: PageRequest) -> i64 {
-    i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX)
-}
-
 /// Writes a started run (header, sections, tasks, events) on a connection inside a
 /// transaction: Create a Run's, or a schedule occurrence's beside the schedule's move.
 pub(super) async fn insert_run(c: &AsyncPgConnection, new_run: &NewRun) -> Result<(), Failure> {
@@ -296,7 +292,7 @@ async fn list_runs_on(
 ) -> DomainResult<Page<Run>> {
     // An unknown cursor empties the page, and only an empty page asks about the cursor alone.
     let after = page.cursor.map(|c| c.id());
-    let rows = RunsPage::new(team, filter, after, page_size(page))
+    let rows = RunsPage::new(team, filter, after, rows_to_fetch(page.limit))
         .load_stream(&mut conn)
         .await;
     let rows: Vec<RunRow> = collect_page(rows, page.limit).await.map_err(db_error)?;
@@ -324,7 +320,7 @@ async fn list_tasks_on(
     run: RunId,
     page: PageRequest,
 ) -> DomainResult<Page<ListedTask>> {
-    let (team_id, run_id, limit) = (team.as_uuid(), run.as_uuid(), page_size(page));
+    let (team_id, run_id, limit) = (team.as_uuid(), run.as_uuid(), rows_to_fetch(page.limit));
     // An unknown cursor has no position, which empties the page; only an empty page asks
     // what is unknown.
     let rows: Vec<ListedTaskRow> = match page.cursor {

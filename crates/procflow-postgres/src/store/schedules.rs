@@ -14,15 +14,12 @@ use procflow_domain::schedule::Schedule;
 use procflow_domain::values::{Cursor, Page, PageRequest};
 use time::OffsetDateTime;
 
+use super::page_rows::rows_to_fetch;
 use super::runs::insert_run;
 use super::{PgStore, append_events, not_found};
 use crate::error::{Failure, db_error};
 use crate::rows::schedule::{ScheduleRow, failure_json};
 use crate::schema::{schedule_occurrences, schedules};
-
-fn page_size(page: PageRequest) -> i64 {
-    i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX)
-}
 
 fn rows_into_domain(rows: Vec<ScheduleRow>) -> DomainResult<Vec<Schedule>> {
     rows.into_iter().map(ScheduleRow::into_domain).collect()
@@ -92,7 +89,7 @@ impl ScheduleStore for PgStore {
         }
         let rows: Vec<ScheduleRow> = query
             .order(schedules::id)
-            .limit(page_size(page))
+            .limit(rows_to_fetch(page.limit))
             .select(ScheduleRow::as_select())
             .load(&mut conn)
             .await

@@ -13,6 +13,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::documents::Document;
+use super::page_rows::rows_to_fetch;
 use super::unnest::{InsertTemplateSections, InsertTemplateTasks};
 use super::{PgStore, not_found};
 use crate::error::{Failure, db_error};
@@ -163,7 +164,7 @@ impl TemplateStore for PgStore {
         }
         let rows: Vec<TemplateRow> = query
             .order((templates::created_at, templates::id))
-            .limit(i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX))
+            .limit(rows_to_fetch(page.limit))
             .select(TemplateRow::as_select())
             .load(&mut conn)
             .await
@@ -251,7 +252,7 @@ impl TemplateStore for PgStore {
                     .ok_or_else(Cursor::unknown)?,
             ),
         };
-        let limit = i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX);
+        let limit = rows_to_fetch(page.limit);
         let fetched = tasks(&conn, team, id, after, Some(limit)).await?;
         Ok(Page::from_fetched(fetched, page.limit, |t| t.id.as_uuid()))
     }

@@ -13,14 +13,11 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::page_rows::rows_to_fetch;
 use super::{PgStore, not_found};
 use crate::error::{Failure, db_error};
 use crate::rows::webhook::WebhookRow;
 use crate::schema::{outbox, webhook_endpoints};
-
-fn page_size(page: PageRequest) -> i64 {
-    i64::try_from(page.limit.get() + 1).unwrap_or(i64::MAX)
-}
 
 #[async_trait]
 impl WebhookStore for PgStore {
@@ -63,7 +60,7 @@ impl WebhookStore for PgStore {
         }
         let rows: Vec<WebhookRow> = query
             .order((webhook_endpoints::created_at, webhook_endpoints::id))
-            .limit(page_size(page))
+            .limit(rows_to_fetch(page.limit))
             .select(WebhookRow::as_select())
             .load(&mut conn)
             .await
@@ -192,7 +189,7 @@ impl EventFeed for PgStore {
         }
         let rows: Vec<(Uuid, Value)> = query
             .order((outbox::occurred_at, outbox::id))
-            .limit(page_size(page))
+            .limit(rows_to_fetch(page.limit))
             .select((outbox::id, outbox::payload))
             .load(&mut conn)
             .await

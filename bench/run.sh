@@ -427,7 +427,8 @@ floor() {
   txs="$(sed -nE 's/^number of transactions actually processed: ([0-9]+).*/\1/p' <<<"$out")"
   # pgbench's tps leaves out the time its connections took to open: the run's time is what its
   # transactions took at that rate.
-  took="$(awk -v n="${txs:-0}" -v t="$tps" 'BEGIN { printf "%.6f", t > 0 ? n / t : 0 }')"
+  took="$(awk -v n="${txs:-0}" -v t="$tps" 'BEGIN { printf "%.6f", (t > 0 ? n / t : 0) }')"
+  awk -v s="$took" 'BEGIN { exit !(s > 0) }' || die "pgbench ran no transactions ($key)"
   NEXT="$(cat "$prefix".* | awk -v c="$conns" 'BEGIN { m = 0 } $2 > m { m = $2 } END { print (m + 2) * c }')"
   citus_counters_end "$key"
   if [ -n "$ROUND" ]; then

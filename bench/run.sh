@@ -390,7 +390,7 @@ floor_script() {
 # pgbench_prefix <key>: where the per-transaction logs of the key's pgbench runs go.
 pgbench_prefix() { printf '%s' "$TMP/pgbench_${1//[^a-z0-9]/_}"; }
 
-# pgbench_latencies <clients> <transactions> <seconds> <log>...: the latencies of the
+# pgbench_latencies <clients> <transactions> <microseconds> <log>...: the latencies of the
 # transactions pgbench logged, as "<microseconds> <count>" lines, corrected for coordinated
 # omission the way wrk corrects the service's before the bench's script reads them (wrk.c,
 # `stats_correct`): with I the mean interval between one client's transactions (the run's time
@@ -399,10 +399,10 @@ pgbench_prefix() { printf '%s' "$TMP/pgbench_${1//[^a-z0-9]/_}"; }
 # stall of the machine costs the floor a handful of slow transactions and the service hundreds,
 # and the two p99s beside each other are not the same measure (docs/performance.md).
 pgbench_latencies() {
-  local clients="$1" txs="$2" secs="$3"
+  local clients="$1" txs="$2" took_us="$3"
   shift 3
-  cat "$@" | awk -v c="$clients" -v n="$txs" -v s="$secs" '
-    BEGIN { per = int(n / c); i = per > 0 ? int(s * 1e6 / per) : 0 }
+  cat "$@" | awk -v c="$clients" -v n="$txs" -v t="$took_us" '
+    BEGIN { per = int(n / c); i = per > 0 ? int(t / per) : 0 }
     { print $3 " 1"; if (i > 0 && $3 >= 2 * i) for (m = $3 - i; m > i; m -= i) print m " 1" }'
 }
 
@@ -419,7 +419,7 @@ floor() {
     -D team="$TEAM" -D key_tag=1 -D nkeys="$NKEYS" -D limit="$RATE_LIMIT" -D clients="$conns" \
     -D active=active -D i=0 "$@" "${PG_DB:-procflow}" 2>&1)" || true
   printf '== pgbench %s%s\n%s\n' "$key" "${ROUND:+ (round $ROUND)}" "$out" >>"$LOG"
-  local tps failed aborted txs took pcts
+  local tps failed aborted txs took_us pcts
   tps="$(sed -nE 's/^tps = ([0-9.]+) \(without initial connection time\)/\1/p' <<<"$out")"
   [ -n "$tps" ] || { printf '%s\n' "$out" | tail -n 20 >&2; die "pgbench printed no tps ($key)"; }
   failed="$(sed -nE 's/^number of failed transactions: ([0-9]+).*/\1/p' <<<"$out")"
@@ -427,17 +427,16 @@ floor() {
   txs="$(sed -nE 's/^number of transactions actually processed: ([0-9]+).*/\1/p' <<<"$out")"
   # pgbench's tps leaves out the time its connections took to open: the run's time is what its
   # transactions took at that rate.
-  took="$(awk -v n="${txs:-0}" -v t="$tps" 'BEGIN { printf "%.6f", (t > 0 ? n / t : 0) }')"
-  awk -v s="$took" 'BEGIN { exit !(s > 0) }' || die "pgbench ran no transactions ($key)"
+  took_us="$(awk -v n="${txs:-0}" -v t="$tps" 'BEGIN { printf "%.0f", (t > 0 ? n / t * 1e6 : 0) }')"
+  [ "$took_us" -gt 0 ] || die "pgbench ran no transactions ($key)"
   NEXT="$(cat "$prefix".* | awk -v c="$conns" 'BEGIN { m = 0 } $2 > m { m = $2 } END { print (m + 2) * c }')"
   citus_counters_end "$key"
   if [ -n "$ROUND" ]; then
-    pgbench_latencies "$conns" "${txs:-0}" "$took" "$prefix".* >"$TMP/hist.$key.$ROUND"
-    printf '%s %s %s\n' "$txs" "$(awk -v s="$took" 'BEGIN { printf "%.0f", s * 1e6 }')" \
-      "$((${failed:-0} + aborted))" >>"$TMP/round.$key"
+    pgbench_latencies "$conns" "$txs" "$took_us" "$prefix".* >"$TMP/hist.$key.$ROUND"
+    printf '%s %s %s\n' "$txs" "$took_us" "$((${failed:-0} + aborted))" >>"$TMP/round.$key"
     return
   fi
-  pcts="$(pgbench_latencies "$conns" "${txs:-0}" "$took" "$prefix".* | percentiles)"
+  pcts="$(pgbench_latencies "$conns" "$txs" "$took_us" "$prefix".* | percentiles)"
   record "$key" "$(printf '%.0f' "$tps")" "${pcts% *}" "${pcts#* }" "$((${failed:-0} + aborted))"
   say "  $key: $(result "$key" 2) tx/s, p50 $(result "$key" 3) ms, p99 $(result "$key" 4) ms, errors $(result "$key" 5)"
 }

@@ -9,6 +9,7 @@
 mod local_read;
 mod local_write;
 mod parts;
+mod recent;
 mod s3;
 mod staged;
 mod storage_url;
@@ -48,9 +49,18 @@ pub struct ObjectFiles {
     store: Arc<dyn ObjectStore>,
     /// The size of the parts an upload is sent in (but the last).
     part_bytes: usize,
-    /// The directory of a local store, whose staged uploads the sweep walks; `None` for a
-    /// bucket (its incomplete uploads expire by its lifecycle rule).
-    local_root: Option<PathBuf>,
+    /// A local store's directory; `None` for a bucket.
+    local: Option<LocalDirectory>,
+}
+
+/// What a local store keeps beside object_store's.
+#[derive(Clone, Debug)]
+struct LocalDirectory {
+    /// Where the files are, and the staged uploads the sweep walks (a bucket's incomplete
+    /// uploads expire by its lifecycle rule).
+    root: PathBuf,
+    /// The uploads whose pages stay in the cache.
+    recent: Arc<recent::RecentUploads>,
 }
 
 impl ObjectFiles {
@@ -66,7 +76,10 @@ impl ObjectFiles {
         Ok(Self {
             store: Arc::new(store),
             part_bytes: LOCAL_PART_BYTES,
-            local_root: Some(root.to_path_buf()),
+            local: Some(LocalDirectory {
+                root: root.to_path_buf(),
+                recent: Arc::new(recent::RecentUploads::new(recent::BUDGET_BYTES)),
+            }),
         })
     }
 
@@ -75,18 +88,22 @@ impl ObjectFiles {
     /// blocking call made on a blocking thread, not on the thread that serves requests. A
     /// bucket's is a request, awaited as it is.
     async fn start_upload(&self, key: &StorageKey) -> DomainResult<Box<dyn MultipartUpload>> {
-        let Some(root) = &self.local_root else {
+        let Some(local) = &self.local else {
             return self
                 .store
                 .put_multipart(&path(key))
                 .await
                 .map_err(|e| store_failure(&e));
         };
-        let dest = root.join(key.as_str());
-        let started = tokio::task::spawn_blocking(move || local_write::LocalUpload::start(dest))
-            .await
-            .map_err(|e| StoreError::Other(format!("file store: the upload did not start: {e}")))?
-            .map_err(|e| io_failure(&e))?;
+        let dest = local.root.join(key.as_str());
+        let recent = local.recent.clone();
+        let started =
+            tokio::task::spawn_blocking(move || local_write::LocalUpload::start(dest, recent))
+                .await
+                .map_err(|e| {
+                    StoreError::Other(format!("file store: the upload did not start: {e}"))
+                })?
+                .map_err(|e| io_failure(&e))?;
         Ok(Box::new(started))
     }
 }
@@ -256,7 +273,7 @@ impl FileStore for ObjectFiles {
         &self,
         before: time::OffsetDateTime,
     ) -> DomainResult<Vec<String>> {
-        let Some(root) = self.local_root.clone() else {
+        let Some(root) = self.local.as_ref().map(|local| local.root.clone()) else {
             return Ok(Vec::new());
         };
         let before = std::time::SystemTime::from(before);

@@ -23,6 +23,8 @@ use futures_util::FutureExt;
 use object_store::{MultipartUpload, PutPayload, PutResult, UploadPart};
 use rustix::fs::{Advice, fadvise};
 
+use crate::recent::RecentUploads;
+
 /// An upload in progress in the local directory.
 #[derive(Debug)]
 pub(crate) struct LocalUpload {
@@ -32,12 +34,14 @@ pub(crate) struct LocalUpload {
     dest: PathBuf,
     /// Where the next part starts.
     offset: u64,
+    /// Told of the file once it is in place.
+    recent: Arc<RecentUploads>,
 }
 
 impl LocalUpload {
     /// Creates the staged file of `dest` (and the directories it needs, made durable). A
     /// blocking call: made on a blocking thread.
-    pub(crate) fn start(dest: PathBuf) -> std::io::Result<Self> {
+    pub(crate) fn start(dest: PathBuf, recent: Arc<RecentUploads>) -> std::io::Result<Self> {
         let mut n = 1u32;
         let mut made_dirs = false;
         loop {
@@ -54,6 +58,7 @@ impl LocalUpload {
                         staged,
                         dest,
                         offset: 0,
+                        recent,
                     });
                 }
                 Err(e) if e.kind() == ErrorKind::AlreadyExists => n += 1,
@@ -162,11 +167,15 @@ impl MultipartUpload for LocalUpload {
     async fn complete(&mut self) -> object_store::Result<PutResult> {
         let file = self.file.take().ok_or_else(ended)?;
         let (staged, dest) = (self.staged.clone(), self.dest.clone());
+        let (recent, size) = (self.recent.clone(), self.offset);
         blocking(move || {
             let placed = place(&file, &staged, &dest);
-            if placed.is_err() {
+            match placed {
+                Ok(()) => recent.written(dest, size),
                 // Nothing of a failed upload stays (the sweep would remove it in time).
-                let _gone = std::fs::remove_file(&staged);
+                Err(_) => {
+                    let _gone = std::fs::remove_file(&staged);
+                }
             }
             placed.map(|()| PutResult {
                 e_tag: None,
@@ -197,6 +206,10 @@ mod tests {
 
     use super::*;
 
+    fn recent() -> Arc<RecentUploads> {
+        Arc::new(RecentUploads::new(crate::recent::BUDGET_BYTES))
+    }
+
     /// An upload that ended takes no part and cannot end again.
     async fn assert_ended(upload: &mut LocalUpload) {
         assert!(
@@ -212,7 +225,7 @@ mod tests {
     async fn an_upload_is_written_part_by_part_then_put_in_place_in_new_directories() {
         let root = tempfile::tempdir().unwrap();
         let dest = root.path().join("teams/t1/files/a1");
-        let mut upload = LocalUpload::start(dest.clone()).unwrap();
+        let mut upload = LocalUpload::start(dest.clone(), recent()).unwrap();
         assert_eq!(upload.staged, root.path().join("teams/t1/files/a1#1"));
         upload
             .put_part(PutPayload::from_iter([
@@ -237,8 +250,8 @@ mod tests {
     async fn uploads_of_one_key_at_once_are_staged_apart() {
         let root = tempfile::tempdir().unwrap();
         let dest = root.path().join("a1");
-        let first = LocalUpload::start(dest.clone()).unwrap();
-        let second = LocalUpload::start(dest.clone()).unwrap();
+        let first = LocalUpload::start(dest.clone(), recent()).unwrap();
+        let second = LocalUpload::start(dest.clone(), recent()).unwrap();
         assert_eq!(first.staged, root.path().join("a1#1"));
         assert_eq!(second.staged, root.path().join("a1#2"));
     }
@@ -246,7 +259,7 @@ mod tests {
     #[tokio::test]
     async fn an_aborted_upload_leaves_nothing_and_takes_no_more_parts() {
         let root = tempfile::tempdir().unwrap();
-        let mut upload = LocalUpload::start(root.path().join("a1")).unwrap();
+        let mut upload = LocalUpload::start(root.path().join("a1"), recent()).unwrap();
         upload
             .put_part(PutPayload::from_static(b"part"))
             .await
@@ -262,7 +275,7 @@ mod tests {
     async fn an_end_that_cannot_put_the_file_in_place_fails_and_leaves_nothing() {
         let root = tempfile::tempdir().unwrap();
         let dest = root.path().join("a1");
-        let mut upload = LocalUpload::start(dest.clone()).unwrap();
+        let mut upload = LocalUpload::start(dest.clone(), recent()).unwrap();
         upload
             .put_part(PutPayload::from_static(b"part"))
             .await

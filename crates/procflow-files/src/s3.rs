@@ -115,7 +115,7 @@ impl ObjectFiles {
         Ok(Self {
             store: Arc::new(store),
             part_bytes: S3_PART_BYTES,
-            local_root: None,
+            local: None,
         })
     }
 }

@@ -1,0 +1,168 @@
+//! What uploads leave in the page cache: the pages of the most recent uploads, within a
+//! budget; an older upload's pages are let go once newer ones pass it.
+//!
+//! Why let go at all: a stored file is read rarely, and its pages, kept, push the database's
+//! out of the cache, which PostgreSQL reads through. Why keep the latest: they are the files
+//! read soonest (the uploader's page lists them, the assignee's email links them). And pages
+//! let go are what the next upload writes into: on a virtual machine whose free memory goes
+//! back to the host, filling pages the kernel has just freed costs a tenth of filling pages it
+//! has not touched for a while (10 MiB: about 4 ms against 33 ms on the bench's machine;
+//! `docs/performance.md`, "Attachments"): about half of a local upload's time there.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+use rustix::fs::{Advice, fadvise};
+
+/// The bytes of recent uploads left in the cache, by default.
+pub(crate) const BUDGET_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The uploads counted at most, whatever their size: what the list itself may hold.
+const MAX_FILES: usize = 1024;
+
+/// The recent uploads of one local directory, oldest first.
+#[derive(Debug)]
+pub(crate) struct RecentUploads {
+    budget: u64,
+    held: Mutex<Held>,
+}
+
+#[derive(Debug, Default)]
+struct Held {
+    files: VecDeque<(PathBuf, u64)>,
+    bytes: u64,
+}
+
+impl RecentUploads {
+    /// Recent uploads kept in the cache up to `budget` bytes.
+    pub(crate) fn new(budget: u64) -> Self {
+        Self {
+            budget,
+            held: Mutex::new(Held::default()),
+        }
+    }
+
+    /// Counts the file at `path` (`size` bytes, on the disk) as the latest upload, and lets go
+    /// of the pages of the oldest beyond the budget, this one included if it alone passes it.
+    /// A blocking call (it opens the files it lets go of).
+    pub(crate) fn written(&self, path: PathBuf, size: u64) {
+        let released: Vec<PathBuf> = {
+            let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+            held.bytes += size;
+            held.files.push_back((path, size));
+            let mut released = Vec::new();
+            while held.bytes > self.budget || held.files.len() > MAX_FILES {
+                let Some((oldest, size)) = held.files.pop_front() else {
+                    break;
+                };
+                held.bytes -= size;
+                released.push(oldest);
+            }
+            released
+        };
+        for path in released {
+            release(&path);
+        }
+    }
+}
+
+/// Lets go of the cached pages of a file that is on the disk. Advice only: a file removed
+/// meanwhile has no pages left, and a page the kernel keeps (one being read) is read as well.
+fn release(path: &Path) {
+    if let Ok(file) = File::open(path) {
+        let _released = fadvise(&file, 0, None, Advice::DontNeed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use std::io::IoSliceMut;
+
+    use rustix::io::{Errno, ReadWriteFlags, preadv2};
+
+    use super::*;
+
+    /// A file of `size` bytes on the disk, as an upload leaves it.
+    fn durable(dir: &Path, name: &str, size: usize) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, vec![7u8; size]).unwrap();
+        File::open(&path).unwrap().sync_all().unwrap();
+        path
+    }
+
+    /// Whether the file's first page is in the cache: a read that may not wait for the disk
+    /// succeeds only then.
+    fn cached(path: &Path) -> bool {
+        let file = File::open(path).unwrap();
+        let mut buffer = [0u8; 4096];
+        match preadv2(
+            &file,
+            &mut [IoSliceMut::new(&mut buffer)],
+            0,
+            ReadWriteFlags::NOWAIT,
+        ) {
+            Ok(read) => read > 0,
+            Err(Errno::AGAIN) => false,
+            Err(other) => panic!("preadv2: {other}"),
+        }
+    }
+
+    #[test]
+    fn the_latest_uploads_stay_cached_within_the_budget_and_the_oldest_are_let_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let recent = RecentUploads::new(3 * 4096);
+        let files: Vec<PathBuf> = (0..4)
+            .map(|n| durable(dir.path(), &format!("f{n}"), 4096))
+            .collect();
+        for path in &files[..3] {
+            recent.written(path.clone(), 4096);
+        }
+        assert!(
+            files[..3].iter().all(|path| cached(path)),
+            "within the budget"
+        );
+        recent.written(files[3].clone(), 4096);
+        assert!(!cached(&files[0]), "the oldest let go");
+        assert!(
+            files[1..].iter().all(|path| cached(path)),
+            "the latest kept"
+        );
+    }
+
+    #[test]
+    fn an_upload_over_the_budget_alone_is_let_go_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let recent = RecentUploads::new(4096);
+        let kept = durable(dir.path(), "kept", 4096);
+        recent.written(kept.clone(), 4096);
+        let big = durable(dir.path(), "big", 2 * 4096);
+        recent.written(big.clone(), 2 * 4096);
+        assert!(!cached(&big) && !cached(&kept));
+    }
+
+    #[test]
+    fn a_file_removed_before_it_is_let_go_is_no_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let recent = RecentUploads::new(0);
+        recent.written(dir.path().join("gone"), 10);
+        let held = recent.held.lock().unwrap();
+        assert!(held.files.is_empty() && held.bytes == 0);
+    }
+
+    #[test]
+    fn the_list_holds_a_bounded_number_of_uploads_however_small() {
+        let dir = tempfile::tempdir().unwrap();
+        let recent = RecentUploads::new(u64::MAX);
+        for n in 0..MAX_FILES + 5 {
+            recent.written(dir.path().join(format!("f{n}")), 1);
+        }
+        let held = recent.held.lock().unwrap();
+        assert_eq!(held.files.len(), MAX_FILES);
+        assert_eq!(held.bytes, MAX_FILES as u64);
+        assert_eq!(held.files.front().unwrap().0, dir.path().join("f5"));
+    }
+}

@@ -124,10 +124,11 @@ schema: postgres-tools
 fuzz: postgres-tools
 	@CARGO="$(CARGO)" scripts/fuzz.sh
 
-## The short, fixed-seed fuzz pass of CI (.ci/run): a few minutes, same checks.
+## The short, fixed-seed fuzz pass of CI (.ci/run): a few minutes, same checks, on the debug
+## build that `make test` made (no release build in CI).
 fuzz-ci: postgres-tools
 	@CARGO="$(CARGO)" FUZZ_SEED=$${FUZZ_SEED:-20261125} FUZZ_MAX_EXAMPLES=$${FUZZ_MAX_EXAMPLES:-60} \
-		FUZZ_MAX_TIME=$${FUZZ_MAX_TIME:-300} scripts/fuzz.sh
+		FUZZ_MAX_TIME=$${FUZZ_MAX_TIME:-300} FUZZ_BUILD=$${FUZZ_BUILD:-debug} scripts/fuzz.sh
 
 ## kill -9 under write load (restarted, and beside a live instance), PostgreSQL restarted under
 ## load, pool exhaustion, a keyless flood from one address; prints a table.

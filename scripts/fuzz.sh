@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# `make fuzz` / `make fuzz-ci`: schemathesis (tests/fuzz/) against a release `procflow serve` on
-# a throwaway database, two seeded teams (tests/examples/fuzz.rs). Exits non-zero on any failure.
+# `make fuzz` / `make fuzz-ci`: schemathesis (tests/fuzz/) against a `procflow serve` on a
+# throwaway database, two seeded teams (tests/examples/fuzz.rs). Exits non-zero on any failure.
 #
 # Settings (environment):
+#   FUZZ_BUILD         release (default) or debug: the server's build. `make fuzz-ci` takes the
+#                      debug build that `make test` has made (CI spares a release build of
+#                      several minutes, and the server runs with overflow checks and debug
+#                      assertions on)
 #   FUZZ_MAX_EXAMPLES  cases per operation and phase at most (default 500)
 #   FUZZ_MAX_TIME      seconds for the whole run at most (default 2400)
 #   FUZZ_PHASES        phases (default examples,coverage,fuzzing,stateful)
@@ -19,8 +23,13 @@ RUN="$ROOT/target/fuzz/run"
 
 "$ROOT/scripts/ensure-postgres.sh"
 BIN="$("$ROOT/scripts/ensure-fuzz.sh")"
-echo "make fuzz: building procflow (release) and the fuzz driver" >&2
-(cd "$ROOT" && "$CARGO" build -q --release -p procflow-server --bin procflow)
+case "${FUZZ_BUILD:=release}" in
+  release) profile=(--release) ;;
+  debug) profile=() ;;
+  *) echo "make fuzz: FUZZ_BUILD is release or debug, not '$FUZZ_BUILD'" >&2; exit 2 ;;
+esac
+echo "make fuzz: building procflow ($FUZZ_BUILD) and the fuzz driver" >&2
+(cd "$ROOT" && "$CARGO" build -q "${profile[@]}" -p procflow-server --bin procflow)
 (cd "$ROOT" && "$CARGO" build -q -p procflow-tests --example fuzz)
 rm -rf "$RUN"
 mkdir -p "$RUN"
@@ -28,7 +37,7 @@ mkdir -p "$RUN"
 seed=()
 [ -n "${FUZZ_SEED:-}" ] && seed=(--seed "$FUZZ_SEED")
 export PF_FUZZ_HOOKS="$ROOT/tests/fuzz/hooks.py"
-export PROCFLOW_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/procflow"
+export PROCFLOW_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/$FUZZ_BUILD/procflow"
 # The driver passes the base URL it started the server on; the document is the one it serves.
 exec "${CARGO_TARGET_DIR:-$ROOT/target}/debug/examples/fuzz" "$RUN" -- \
   "$BIN/python" "$ROOT/tests/fuzz/run.py" \

@@ -69,7 +69,8 @@ impl RecentUploads {
 }
 
 /// Lets go of the cached pages of a file that is on the disk. Advice only: a file removed
-/// meanwhile has no pages left, and a page the kernel keeps (one being read) is read as well.
+/// meanwhile has no pages left to let go, and a page the kernel does not drop (one being read
+/// by a download) stays cached.
 fn release(path: &Path) {
     if let Ok(file) = File::open(path) {
         let _released = fadvise(&file, 0, None, Advice::DontNeed);

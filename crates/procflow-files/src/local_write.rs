@@ -169,15 +169,13 @@ impl MultipartUpload for LocalUpload {
         let (staged, dest) = (self.staged.clone(), self.dest.clone());
         let (recent, size) = (self.recent.clone(), self.offset);
         blocking(move || {
-            let placed = place(&file, &staged, &dest);
-            match placed {
-                Ok(()) => recent.written(dest, size),
+            if let Err(error) = place(&file, &staged, &dest) {
                 // Nothing of a failed upload stays (the sweep would remove it in time).
-                Err(_) => {
-                    let _gone = std::fs::remove_file(&staged);
-                }
+                let _gone = std::fs::remove_file(&staged);
+                return Err(error);
             }
-            placed.map(|()| PutResult {
+            recent.written(dest, size);
+            Ok(PutResult {
                 e_tag: None,
                 version: None,
                 extensions: Default::default(),

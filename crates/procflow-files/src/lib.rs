@@ -34,13 +34,14 @@ use procflow_domain::error::{DomainError, DomainResult, Resource, StoreError, Va
 use procflow_domain::ports::files::{
     ByteSource, FileStore, ListedObject, SourceError, StorageKey, StoredObject,
 };
+use sha2::{Digest, Sha256};
 
 /// Parts are sent to the store once this many bytes are buffered: memory stays flat whatever
 /// the object's size, at about two parts per upload in progress (one being filled, one being
-/// written). On disk any size will do; each part costs two hand-overs to blocking threads (its
-/// hash, its write), which at 256 KiB were about 200 context switches per 10 MiB upload (90 at
-/// 1 MiB), while a small part keeps short the write of the last one, which the answer waits
-/// for.
+/// written). On disk any size will do; each part costs a hand-over to a blocking thread and
+/// back, some 45 µs on the bench's machine (a 10 MiB upload took 1.4 ms longer in parts of
+/// 256 KiB, 0.5 ms longer in parts of 512 KiB), while a small part keeps short the write of the
+/// last one, which the answer waits for (parts of 2 and 4 MiB were slower too).
 const LOCAL_PART_BYTES: usize = 1024 * 1024;
 
 /// The file store over one `object_store` backend.
@@ -190,6 +191,11 @@ impl FileStore for ObjectFiles {
         // 1,280 system calls per 10 MiB, where a copy costs far less. A part is filled to its
         // size exactly: a chunk that crossed it grew the buffer, copying the part once more.
         let mut part = BytesMut::with_capacity(self.part_bytes);
+        // Hashed here, a chunk at a time (at most 64 KiB from actix, some 40 µs), rather than
+        // a part at a time on a blocking thread: on two cores the hand-over of each part's
+        // hash cost more than running it beside the body's reads gained (the server's CPU per
+        // 10 MiB upload 28 → 25 ms, its MB/s 8 % up: `docs/performance.md`, "Attachments").
+        let mut hash = Sha256::new();
         let outcome: DomainResult<()> = async {
             loop {
                 let chunk = body.next_chunk().await.map_err(|e| {
@@ -204,6 +210,7 @@ impl FileStore for ObjectFiles {
                     return Ok(());
                 };
                 size += chunk.len() as u64;
+                hash.update(&chunk);
                 while !chunk.is_empty() {
                     let room = self.part_bytes - part.len();
                     part.extend_from_slice(&chunk.split_to(room.min(chunk.len())));
@@ -218,12 +225,14 @@ impl FileStore for ObjectFiles {
         .await;
         match outcome {
             Ok(()) => {
-                let sha256 = match parts.finish().await {
-                    Ok(sha256) => sha256,
-                    Err(error) => return Err(abort(upload.as_mut(), key, error).await),
-                };
+                if let Err(error) = parts.finish().await {
+                    return Err(abort(upload.as_mut(), key, error).await);
+                }
                 upload.complete().await.map_err(|e| store_failure(&e))?;
-                Ok(StoredObject { size, sha256 })
+                Ok(StoredObject {
+                    size,
+                    sha256: hash.finalize().into(),
+                })
             }
             Err(error) => {
                 parts.abandon().await;

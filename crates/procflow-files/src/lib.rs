@@ -191,7 +191,7 @@ impl FileStore for ObjectFiles {
         // 1,280 system calls per 10 MiB, where a copy costs far less. A part is filled to its
         // size exactly: a chunk that crossed it grew the buffer, copying the part once more.
         let mut part = BytesMut::with_capacity(self.part_bytes);
-        // Hashed here, a chunk at a time (at most 64 KiB from actix, some 40 µs), rather than
+        // Hashed here, a chunk at a time (64 KiB at most from actix in the bench, 40 µs), not
         // a part at a time on a blocking thread: on two cores the hand-over of each part's
         // hash cost more than running it beside the body's reads gained (the server's CPU per
         // 10 MiB upload 28 → 25 ms, its MB/s 8 % up: `docs/performance.md`, "Attachments").

@@ -6,6 +6,7 @@
 
 #![deny(missing_docs)]
 
+mod flusher;
 mod local_read;
 mod local_write;
 mod parts;

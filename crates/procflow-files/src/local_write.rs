@@ -4,12 +4,14 @@
 //! The upload goes to a staged file `<key>#<n>` (object_store's own naming, which its listing
 //! hides and the sweep finds: `staged.rs`), renamed into place at the end. object_store's
 //! local store can make that durable too (`with_fsync`), but then the whole file goes to the
-//! disk at the end, the client waiting: about a fifth of a 10 MiB upload's time on this
-//! machine. Here each part, once written, is started on its way to the disk (`fadvise`, which
-//! waits for nothing), while the next part is received; the end's `fdatasync` then finds
-//! little left to write, and the file and its directory entry are flushed once each. (A
-//! `fdatasync` per part did as well on a quiet disk, but cost a journal commit each: ten per
-//! 10 MiB, slower when the disk is busy with the database.)
+//! disk at the end, the client waiting: about a fifth of a 10 MiB upload's time on one bench
+//! machine, a third on another. Here each part, once written, is started on its way to the disk
+//! (`fadvise`, which waits for nothing) and flushed beside the next part's write, one flush at
+//! a time (`flusher.rs`); the end's `fdatasync` then finds little left to write, and the file
+//! and its directory entry are flushed once more each. (A `fdatasync` after each part, waited
+//! for before the next part's write, did as well on a quiet disk; but on a virtual disk whose
+//! flush takes 3 ms a MiB, as long as a part of the body takes to arrive, it holds the writes
+//! back.)
 
 use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
@@ -23,6 +25,7 @@ use futures_util::FutureExt;
 use object_store::{MultipartUpload, PutPayload, PutResult, UploadPart};
 use rustix::fs::{Advice, fadvise};
 
+use crate::flusher::Flusher;
 use crate::recent::RecentUploads;
 
 /// An upload in progress in the local directory.
@@ -36,6 +39,8 @@ pub(crate) struct LocalUpload {
     offset: u64,
     /// Told of the file once it is in place.
     recent: Arc<RecentUploads>,
+    /// Flushes the staged file as its parts are written.
+    flusher: Arc<Flusher>,
 }
 
 impl LocalUpload {
@@ -59,6 +64,7 @@ impl LocalUpload {
                         dest,
                         offset: 0,
                         recent,
+                        flusher: Arc::default(),
                     });
                 }
                 Err(e) if e.kind() == ErrorKind::AlreadyExists => n += 1,
@@ -121,9 +127,9 @@ fn ended() -> object_store::Error {
 }
 
 /// Flushes the staged file and renames it into place, its directory flushed too.
-fn place(file: &File, staged: &Path, dest: &Path) -> object_store::Result<()> {
+fn place(file: &File, flusher: &Flusher, staged: &Path, dest: &Path) -> object_store::Result<()> {
     // The data and the size: what reading the file back needs.
-    file.sync_data().map_err(|e| failure(e, staged))?;
+    flusher.finish(file).map_err(|e| failure(e, staged))?;
     std::fs::rename(staged, dest).map_err(|e| failure(e, dest))?;
     sync_parent(dest).map_err(|e| failure(e, dest))
 }
@@ -146,6 +152,7 @@ impl MultipartUpload for LocalUpload {
         let start = self.offset;
         self.offset += data.content_length() as u64;
         let (file, staged) = (self.file.clone(), self.staged.clone());
+        let (flusher, runtime) = (self.flusher.clone(), tokio::runtime::Handle::current());
         blocking(move || {
             let file = file.ok_or_else(ended)?;
             let mut at = start;
@@ -155,10 +162,12 @@ impl MultipartUpload for LocalUpload {
                 at += bytes.len() as u64;
             }
             // Starts the part's writing to the disk without waiting for it (Linux starts the
-            // writeback of the range's dirty pages, then lets go of the pages it may), so that
-            // the end's flush finds little left to wait for. Advice only: the end's flush
-            // makes the file durable whether it was taken or not.
+            // writeback of the range's dirty pages, then lets go of the pages it may), then
+            // its flush beside the next part's write, so that the end's flush finds little
+            // left to wait for. Neither is needed: the end's flush makes the file durable
+            // whether they ran or not.
             let _advised = fadvise(&*file, start, NonZeroU64::new(at - start), Advice::DontNeed);
+            flusher.written(&file, &runtime);
             Ok(())
         })
         .boxed()
@@ -167,9 +176,9 @@ impl MultipartUpload for LocalUpload {
     async fn complete(&mut self) -> object_store::Result<PutResult> {
         let file = self.file.take().ok_or_else(ended)?;
         let (staged, dest) = (self.staged.clone(), self.dest.clone());
-        let (recent, size) = (self.recent.clone(), self.offset);
+        let (recent, size, flusher) = (self.recent.clone(), self.offset, self.flusher.clone());
         blocking(move || {
-            if let Err(error) = place(&file, &staged, &dest) {
+            if let Err(error) = place(&file, &flusher, &staged, &dest) {
                 // Nothing of a failed upload stays (the sweep would remove it in time).
                 let _gone = std::fs::remove_file(&staged);
                 return Err(error);

@@ -64,6 +64,15 @@ impl Flusher {
         }));
     }
 
+    /// The flushes run beside the writes so far, once none is running.
+    #[cfg(test)]
+    pub(crate) async fn background_flushes(&self) -> u32 {
+        while self.busy.load(Ordering::Acquire) {
+            tokio::task::yield_now().await;
+        }
+        self.background.load(Ordering::Relaxed)
+    }
+
     /// Flushes `file` once more, after the flush in progress if any: the file's data is on the
     /// disk when it returns `Ok`. A blocking call.
     ///
@@ -96,10 +105,7 @@ mod tests {
             flusher.written(&file, &Handle::current());
         }
         // The flushing task stops once no write came during its last flush.
-        while flusher.busy.load(Ordering::Acquire) {
-            tokio::task::yield_now().await;
-        }
-        let ran = flusher.background.load(Ordering::Relaxed);
+        let ran = flusher.background_flushes().await;
         assert!((1..=20).contains(&ran), "{ran} flushes beside 20 writes");
         assert!(!flusher.dirty.load(Ordering::Acquire));
         // A write after it stopped starts another.
@@ -110,10 +116,7 @@ mod tests {
             .await
             .unwrap()
             .unwrap();
-        while flusher.busy.load(Ordering::Acquire) {
-            tokio::task::yield_now().await;
-        }
-        assert!(flusher.background.load(Ordering::Relaxed) <= ran + 1);
+        assert_eq!(flusher.background_flushes().await, ran + 1);
         assert_eq!(file.metadata().unwrap().len(), 21 * 4096);
     }
 

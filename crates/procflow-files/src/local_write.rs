@@ -162,12 +162,16 @@ impl MultipartUpload for LocalUpload {
                 at += bytes.len() as u64;
             }
             // Starts the part's writing to the disk without waiting for it (Linux starts the
-            // writeback of the range's dirty pages, then lets go of the pages it may), then
-            // its flush beside the next part's write, so that the end's flush finds little
-            // left to wait for. Neither is needed: the end's flush makes the file durable
-            // whether they ran or not.
+            // writeback of the range's dirty pages, then lets go of the pages it may), then,
+            // from the second part on, its flush beside the next part's write, so that the
+            // end's flush finds little left to wait for. Neither is needed: the end's flush
+            // makes the file durable whether they ran or not. Not after the first part: a
+            // file of one part is flushed at its end at once, and a flush begun just before
+            // made the end wait for two (a 200 KB upload 1.5 ms slower).
             let _advised = fadvise(&*file, start, NonZeroU64::new(at - start), Advice::DontNeed);
-            flusher.written(&file, &runtime);
+            if start > 0 {
+                flusher.written(&file, &runtime);
+            }
             Ok(())
         })
         .boxed()
@@ -251,6 +255,23 @@ mod tests {
         assert_eq!(std::fs::read(&dest).unwrap(), b"one two three");
         assert!(!upload.staged.exists());
         assert_ended(&mut upload).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn parts_after_the_first_are_flushed_beside_the_writes() {
+        let root = tempfile::tempdir().unwrap();
+        let mut upload = LocalUpload::start(root.path().join("a1"), recent()).unwrap();
+        upload
+            .put_part(PutPayload::from_static(b"one"))
+            .await
+            .unwrap();
+        assert_eq!(upload.flusher.background_flushes().await, 0);
+        upload
+            .put_part(PutPayload::from_static(b"two"))
+            .await
+            .unwrap();
+        assert_eq!(upload.flusher.background_flushes().await, 1);
+        upload.complete().await.unwrap();
     }
 
     #[tokio::test]

@@ -3,10 +3,11 @@
 //!
 //! Why flush before the end at all: on a virtual machine the guest's own writeback reaches only
 //! the host's cache, and it is the flush (`fdatasync`, a cache flush of the virtual disk) that
-//! makes the host write the data out. One flush of a whole 10 MiB file at the end took 13 to 20
-//! ms on the bench's machine, even with every part written back long before (`docs/
-//! performance.md`, "Attachments"). Flushed as the parts come, one flush at a time and never
-//! waited for by the writes, the end's flush took 0.2 to 2 ms.
+//! makes the host write the data out. One flush of a whole 10 MiB file at the end took 4 to 19
+//! ms in the service on one of the bench's machines, 14 to 22 ms in a test of its file system
+//! alone even with every part written back long before (`docs/performance.md`, "Attachments").
+//! Flushed as the parts came, one flush at a time and never waited for by the writes, the end's
+//! flush in that test took 0.1 to 2 ms.
 //!
 //! A flush here is an optimisation only: the end's flush makes the file durable whether the
 //! ones before it ran or not. But their failures count: Linux reports a failed writeback once

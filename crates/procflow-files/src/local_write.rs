@@ -4,8 +4,8 @@
 //! The upload goes to a staged file `<key>#<n>` (object_store's own naming, which its listing
 //! hides and the sweep finds: `staged.rs`), renamed into place at the end. object_store's
 //! local store can make that durable too (`with_fsync`), but then the whole file goes to the
-//! disk at the end, the client waiting: about a fifth of a 10 MiB upload's time on one bench
-//! machine, a third on another. Here each part, once written, is started on its way to the disk
+//! disk at the end, the client waiting: about a fifth of a 10 MiB upload's time on the bench's
+//! machines. Here each part, once written, is started on its way to the disk
 //! (`fadvise`, which waits for nothing) and flushed beside the next part's write, one flush at
 //! a time (`flusher.rs`); the end's `fdatasync` then finds little left to write, and the file
 //! and its directory entry are flushed once more each. (A `fdatasync` after each part, waited
@@ -167,7 +167,7 @@ impl MultipartUpload for LocalUpload {
             // end's flush finds little left to wait for. Neither is needed: the end's flush
             // makes the file durable whether they ran or not. Not after the first part: a
             // file of one part is flushed at its end at once, and a flush begun just before
-            // made the end wait for two (a 200 KB upload 1.5 ms slower).
+            // made the end wait for two (a 200 KB upload 0.5 to 1.5 ms slower).
             let _advised = fadvise(&*file, start, NonZeroU64::new(at - start), Advice::DontNeed);
             if start > 0 {
                 flusher.written(&file, &runtime);

@@ -18,8 +18,6 @@ use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tokio::runtime::Handle;
-
 /// The flushes of one staged file.
 #[derive(Debug, Default)]
 pub(crate) struct Flusher {
@@ -37,8 +35,9 @@ pub(crate) struct Flusher {
 
 impl Flusher {
     /// Records a write to `file` and, when no flush is running, starts one on a blocking
-    /// thread of `runtime`, which flushes again as long as writes keep coming.
-    pub(crate) fn written(self: &Arc<Self>, file: &Arc<File>, runtime: &Handle) {
+    /// thread, which flushes again as long as writes keep coming. Called within the runtime
+    /// (a blocking thread of it included).
+    pub(crate) fn written(self: &Arc<Self>, file: &Arc<File>) {
         self.dirty.store(true, Ordering::Release);
         if self.busy.swap(true, Ordering::AcqRel) {
             return;
@@ -46,7 +45,7 @@ impl Flusher {
         let (flusher, file) = (self.clone(), file.clone());
         // Not awaited: the writes go on while it runs. A write that comes as it stops is not
         // flushed until the end's flush, which flushes everything anyway.
-        drop(runtime.spawn_blocking(move || {
+        drop(tokio::task::spawn_blocking(move || {
             while flusher.dirty.swap(false, Ordering::AcqRel) {
                 let mut failed = flusher
                     .flushing
@@ -103,7 +102,7 @@ mod tests {
         let flusher = Arc::new(Flusher::default());
         for _ in 0..20 {
             (&*file).write_all(&[7; 4096]).unwrap();
-            flusher.written(&file, &Handle::current());
+            flusher.written(&file);
         }
         // The flushing task stops once no write came during its last flush.
         let ran = flusher.background_flushes().await;
@@ -111,7 +110,7 @@ mod tests {
         assert!(!flusher.dirty.load(Ordering::Acquire));
         // A write after it stopped starts another.
         (&*file).write_all(&[7; 4096]).unwrap();
-        flusher.written(&file, &Handle::current());
+        flusher.written(&file);
         let (f, fl) = (file.clone(), flusher.clone());
         tokio::task::spawn_blocking(move || fl.finish(&f))
             .await

@@ -104,7 +104,8 @@ stop-db:
 	@scripts/dev-run.sh stop-db
 
 ## Release build, a private PostgreSQL, 1,000,000 seeded runs, wrk and pgbench: prints the table
-## and writes target/bench/report.md (docs/performance.md). About 12 minutes on 2 cores.
+## and writes target/bench/report.md (docs/performance.md). About 25 minutes on 2 cores, plus
+## the release build (link-time optimised: about 8 minutes from nothing).
 ## On a Citus coordinator: make bench BENCH_CITUS_URL=postgres://... (target/bench-citus/; its
 ## report ends beside the last plain run: bench/compare.sh; bench/README.md, "On Citus").
 bench: postgres-tools

@@ -48,23 +48,32 @@ impl RecentUploads {
     /// of the pages of the oldest beyond the budget, this one included if it alone passes it.
     /// A blocking call (it opens the files it lets go of).
     pub(crate) fn written(&self, path: PathBuf, size: u64) {
-        let released: Vec<PathBuf> = {
-            let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-            held.bytes += size;
-            held.files.push_back((path, size));
-            let mut released = Vec::new();
-            while held.bytes > self.budget || held.files.len() > MAX_FILES {
-                let Some((oldest, size)) = held.files.pop_front() else {
-                    break;
-                };
-                held.bytes -= size;
-                released.push(oldest);
-            }
-            released
-        };
+        let released = self
+            .held
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(path, size, self.budget);
         for path in released {
             release(&path);
         }
+    }
+}
+
+impl Held {
+    /// Counts an upload as the latest and takes out the oldest beyond `budget` (and
+    /// [`MAX_FILES`]), this one included if it alone passes it: the files whose pages to let go.
+    fn push(&mut self, path: PathBuf, size: u64, budget: u64) -> Vec<PathBuf> {
+        self.bytes += size;
+        self.files.push_back((path, size));
+        let mut released = Vec::new();
+        while self.bytes > budget || self.files.len() > MAX_FILES {
+            let Some((oldest, size)) = self.files.pop_front() else {
+                break;
+            };
+            self.bytes -= size;
+            released.push(oldest);
+        }
+        released
     }
 }
 
@@ -87,62 +96,38 @@ mod tests {
 
     use super::*;
 
-    /// A file of `size` bytes on the disk, as an upload leaves it.
-    fn durable(dir: &Path, name: &str, size: usize) -> PathBuf {
-        let path = dir.join(name);
-        std::fs::write(&path, vec![7u8; size]).unwrap();
-        File::open(&path).unwrap().sync_all().unwrap();
-        path
-    }
-
-    /// Whether the file's first page is in the cache: a read that may not wait for the disk
-    /// succeeds only then.
-    fn cached(path: &Path) -> bool {
-        let file = File::open(path).unwrap();
-        let mut buffer = [0u8; 4096];
-        match preadv2(
-            &file,
-            &mut [IoSliceMut::new(&mut buffer)],
-            0,
-            ReadWriteFlags::NOWAIT,
-        ) {
-            Ok(read) => read > 0,
-            Err(Errno::AGAIN) => false,
-            Err(other) => panic!("preadv2: {other}"),
-        }
+    fn names(paths: &[PathBuf]) -> Vec<&str> {
+        paths.iter().map(|path| path.to_str().unwrap()).collect()
     }
 
     #[test]
-    fn the_latest_uploads_stay_cached_within_the_budget_and_the_oldest_are_let_go() {
-        let dir = tempfile::tempdir().unwrap();
-        let recent = RecentUploads::new(3 * 4096);
-        let files: Vec<PathBuf> = (0..4)
-            .map(|n| durable(dir.path(), &format!("f{n}"), 4096))
+    fn the_latest_uploads_are_held_within_the_budget_and_the_oldest_let_go() {
+        let mut held = Held::default();
+        for name in ["f0", "f1", "f2"] {
+            assert!(
+                held.push(name.into(), 4096, 3 * 4096).is_empty(),
+                "within the budget"
+            );
+        }
+        assert_eq!(names(&held.push("f3".into(), 4096, 3 * 4096)), ["f0"]);
+        let kept: Vec<&str> = held
+            .files
+            .iter()
+            .map(|(path, _)| path.to_str().unwrap())
             .collect();
-        for path in &files[..3] {
-            recent.written(path.clone(), 4096);
-        }
-        assert!(
-            files[..3].iter().all(|path| cached(path)),
-            "within the budget"
-        );
-        recent.written(files[3].clone(), 4096);
-        assert!(!cached(&files[0]), "the oldest let go");
-        assert!(
-            files[1..].iter().all(|path| cached(path)),
-            "the latest kept"
-        );
+        assert_eq!(kept, ["f1", "f2", "f3"]);
+        assert_eq!(held.bytes, 3 * 4096);
     }
 
     #[test]
-    fn an_upload_over_the_budget_alone_is_let_go_at_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let recent = RecentUploads::new(4096);
-        let kept = durable(dir.path(), "kept", 4096);
-        recent.written(kept.clone(), 4096);
-        let big = durable(dir.path(), "big", 2 * 4096);
-        recent.written(big.clone(), 2 * 4096);
-        assert!(!cached(&big) && !cached(&kept));
+    fn an_upload_over_the_budget_alone_is_let_go_at_once_with_the_older() {
+        let mut held = Held::default();
+        assert!(held.push("kept".into(), 4096, 4096).is_empty());
+        assert_eq!(
+            names(&held.push("big".into(), 2 * 4096, 4096)),
+            ["kept", "big"]
+        );
+        assert!(held.files.is_empty() && held.bytes == 0);
     }
 
     #[test]
@@ -165,5 +150,69 @@ mod tests {
         assert_eq!(held.files.len(), MAX_FILES);
         assert_eq!(held.bytes, MAX_FILES as u64);
         assert_eq!(held.files.front().unwrap().0, dir.path().join("f5"));
+    }
+
+    /// A file of `size` bytes on the disk, as an upload leaves it.
+    fn durable(dir: &Path, name: &str, size: usize) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, vec![7u8; size]).unwrap();
+        File::open(&path).unwrap().sync_all().unwrap();
+        path
+    }
+
+    /// Whether the file's first page is in the cache: a read that may not wait for the disk
+    /// succeeds only then. `None` where the filesystem takes no such read (tmpfs here).
+    fn page_cached(path: &Path) -> Option<bool> {
+        let file = File::open(path).unwrap();
+        let mut buffer = [0u8; 4096];
+        match preadv2(
+            &file,
+            &mut [IoSliceMut::new(&mut buffer)],
+            0,
+            ReadWriteFlags::NOWAIT,
+        ) {
+            Ok(read) => Some(read > 0),
+            Err(Errno::AGAIN) => Some(false),
+            Err(Errno::OPNOTSUPP) => None,
+            Err(other) => panic!("preadv2: {other}"),
+        }
+    }
+
+    fn cached(path: &Path) -> bool {
+        page_cached(path).unwrap()
+    }
+
+    /// Whether, for files where `dir` is, the kernel lets go of a clean file's pages when
+    /// advised to and a test can see it: not on tmpfs, whose pages are the files themselves,
+    /// nor on the filesystem of a CI machine that kept them.
+    fn advice_is_taken(dir: &Path) -> bool {
+        let control = durable(dir, "control", 4096);
+        let file = File::open(&control).unwrap();
+        fadvise(&file, 0, None, Advice::DontNeed).unwrap();
+        page_cached(&control) == Some(false)
+    }
+
+    #[test]
+    fn the_pages_of_the_uploads_let_go_leave_the_cache_and_the_latest_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        if !advice_is_taken(dir.path()) {
+            eprintln!(
+                "not checked: the kernel keeps the pages of {} when advised to drop them",
+                dir.path().display()
+            );
+            return;
+        }
+        let recent = RecentUploads::new(2 * 4096);
+        let files: Vec<PathBuf> = (0..3)
+            .map(|n| durable(dir.path(), &format!("f{n}"), 4096))
+            .collect();
+        for path in &files {
+            recent.written(path.clone(), 4096);
+        }
+        assert!(!cached(&files[0]), "the oldest let go");
+        assert!(
+            files[1..].iter().all(|path| cached(path)),
+            "the latest kept"
+        );
     }
 }

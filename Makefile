@@ -47,7 +47,7 @@ s3-tools:
 	@scripts/ensure-s3.sh >/dev/null
 
 test: postgres-tools browser-tools mail-tools mcp-tools s3-tools
-	$(CARGO) test --workspace --all-targets
+	$(CARGO) test --workspace --all-targets --no-fail-fast
 	$(CARGO) test --workspace --doc
 
 fmt:

@@ -262,11 +262,27 @@ create_floor_arrays() {
   [ "${#CREATE_FLOOR[@]}" -eq 36 ] || die "the create floor's arrays: ${#CREATE_FLOOR[@]} arguments, not 36"
 }
 
-# Seconds (with decimals) a command takes.
+# settle <what>: PostgreSQL's dirty buffers checkpointed and the kernel's dirty pages written
+# out, before rows whose tails the disk decides. The kernel writes a dirty page out about 30 s
+# after it was dirtied (vm.dirty_expire_centisecs), in one burst, and a commit's WAL flush
+# waits behind it: without this, the release build's link, initdb's, the migrations', the
+# seeds' and the task lists' pages were written out in the middle of the create and complete
+# rows, a stall of up to a second on whichever side's round ran then (docs/performance.md,
+# "Create's stalls on a fresh database"). The rows' own writes still go out during them.
+settle() {
+  local took
+  took=$(timed checkpoint_and_sync)
+  say "  settled before $1: CHECKPOINT and sync in $took s"
+}
+checkpoint_and_sync() { sql -c CHECKPOINT && sync; }
+
+# Seconds (with decimals) a command takes. Called as var=$(timed ...): a failing command stops
+# the bench there (die in the substitution, then the assignment's status under set -e), where
+# without the die the seconds would be printed and the failure lost.
 timed() {
   local t0 t1
   t0=$(date +%s.%N)
-  "$@" >>"$LOG"
+  "$@" >>"$LOG" || die "$* (its output in $LOG)"
   t1=$(date +%s.%N)
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }'
 }
@@ -591,6 +607,7 @@ main() {
   # never see that. Measured without it: 288 then 212 creates/s in two 5 s runs after the
   # warm-up, against 452 and 444 with it (docs/performance.md).
   sql -c "ANALYZE runs, run_sections, run_tasks, outbox" >/dev/null
+  settle "the create rows"
   # The floor's run ids: its clients' tags (ctag + client) and the round's start time in ms plus
   # a count of transactions far below the 2,000 ms between two rounds.
   rounds 'load create.svc.4 4 create_run.lua "$TMP/keys-big.txt" "$TMP/create-body.json"' \
@@ -641,6 +658,7 @@ main() {
   sql -c "\\copy (SELECT run_id || ' ' || task_id FROM bench.task_order(3, $TASK_POOL_RUNS, 49, $svc_ms) ORDER BY k) TO '$TMP/tasks-50.txt'"
   sql -c "\\copy (SELECT run_id || ' ' || task_id FROM bench.task_order(5, $SMALL_TASK_RUNS, 4, $t5_ms) ORDER BY k) TO '$TMP/tasks-5.txt'"
   sql -c "\\copy (SELECT run_id || ' ' || task_id FROM bench.task_order(6, $LARGE_TASK_RUNS, 499, $t500_ms) ORDER BY k) TO '$TMP/tasks-500.txt'"
+  settle "the complete rows"
 
   # 2. Complete a task, each request a different open task.
   say "scenario 2: complete a task"

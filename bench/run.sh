@@ -72,8 +72,8 @@ SESSION_OPTIONS="-c enable_memoize=off"
 export PGOPTIONS="$SESSION_OPTIONS"
 TASK_POOL_RUNS=2000         # 50-task runs whose tasks scenario 2 completes (x49 tasks usable)
 FLOOR_POOL_RUNS=2000        # the same for its SQL floor
-SMALL_TASK_RUNS=8000        # 5-task runs (x4 tasks usable) for the task-update growth row
-LARGE_TASK_RUNS=80          # 500-task runs (x499 tasks usable)
+SMALL_TASK_RUNS=12000       # 5-task runs (x4 tasks usable) for the task-update growth row
+LARGE_TASK_RUNS=100         # 500-task runs (x499 tasks usable)
 
 # The scenarios beyond the spec (API contract 11), each in a file of its own.
 # shellcheck source=bench/batch.sh

@@ -29,9 +29,9 @@ pub trait Hooks<J: Job>: Send + Sync + 'static {
     /// The channel's name, for logs and metrics.
     fn name(&self) -> &'static str;
 
-    /// Turns outbox events (or due notices) into jobs; answers whether a full batch was taken
-    /// (so more may wait).
-    async fn dispatch(&self) -> bool;
+    /// Turns outbox events (or due notices) into jobs; answers how many events it took (a
+    /// full batch: more may wait).
+    async fn dispatch(&self) -> usize;
 
     /// Logs and counts one attempt: what it made of the job, whether that was recorded (`Ok(false)`:
     /// the lease ran out meanwhile; `Err`: the store failed), and how long the send took.
@@ -245,7 +245,7 @@ impl<J: Job, H: Hooks<J>> Channel for QueueChannel<J, H> {
         self.hooks.name()
     }
 
-    async fn dispatch(&self) -> bool {
+    async fn dispatch(&self) -> usize {
         self.hooks.dispatch().await
     }
 

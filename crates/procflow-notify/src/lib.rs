@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 pub mod channel;
+mod gather;
 pub mod mail;
 pub mod metrics;
 pub mod resolver;

@@ -111,11 +111,11 @@ impl Hooks<Mails> for MailHooks {
         "email"
     }
 
-    async fn dispatch(&self) -> bool {
+    async fn dispatch(&self) -> usize {
         if due(&self.next_scan, self.scheduler_interval) {
             self.scan().await;
         }
-        false
+        0
     }
 
     fn attempted(

@@ -68,7 +68,7 @@ impl Hooks<Deliveries> for WebhookHooks {
         "webhook"
     }
 
-    async fn dispatch(&self) -> bool {
+    async fn dispatch(&self) -> usize {
         match self
             .webhooks
             .dispatch(self.config.batch, lease_of(&self.config))
@@ -85,11 +85,11 @@ impl Hooks<Deliveries> for WebhookHooks {
                 if !dispatched.set_aside.is_empty() {
                     metrics::outbox_dead(dispatched.set_aside.len());
                 }
-                dispatched.taken >= self.config.batch
+                dispatched.taken
             }
             Err(error) => {
                 tracing::warn!(%error, "cannot fan out outbox events; retrying after the lease");
-                false
+                0
             }
         }
     }

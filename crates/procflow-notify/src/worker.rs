@@ -16,6 +16,7 @@ use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
 use uuid::Uuid;
 
+use crate::gather::Gather;
 use crate::metrics;
 
 /// How the worker behaves; read once at start-up.
@@ -37,9 +38,12 @@ pub struct WorkerConfig {
     pub schedule: RetrySchedule,
     /// How long shutdown waits for attempts in flight before giving them back.
     pub shutdown_grace: Duration,
-    /// How long to let commits gather after a wake-up before fanning them out: under load one
-    /// fan-out then takes many events instead of a few, for an added delay this short.
+    /// How long to let commits gather after a wake-up before fanning them out while events
+    /// come one at a time: a lone event's webhook waits no longer than this.
     pub gather: Duration,
+    /// The longest it grows to under a steady stream of events (doubled after each fan-out
+    /// that found one): one fan-out then takes many events instead of a few.
+    pub gather_max: Duration,
 }
 
 impl WorkerConfig {
@@ -54,8 +58,11 @@ impl WorkerConfig {
     pub const DEFAULT_BATCH: usize = 200;
     /// Shutdown's wait: an attempt's time limit and some.
     pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(15);
-    /// The gathering delay after a wake-up.
+    /// The gathering delay after a wake-up while events come one at a time.
     pub const DEFAULT_GATHER: Duration = Duration::from_millis(20);
+    /// The gathering delay at most, under a steady stream: a tenth of the 2 s within which
+    /// the contract has a delivery attempted after its commit.
+    pub const DEFAULT_GATHER_MAX: Duration = Duration::from_millis(200);
 }
 
 impl WorkerConfig {
@@ -76,6 +83,7 @@ impl Default for WorkerConfig {
             schedule: RetrySchedule::default(),
             shutdown_grace: Self::DEFAULT_SHUTDOWN_GRACE,
             gather: Self::DEFAULT_GATHER,
+            gather_max: Self::DEFAULT_GATHER_MAX,
         }
     }
 }
@@ -86,9 +94,9 @@ pub trait Channel: Send + Sync {
     /// Its name, for logs and metrics.
     fn name(&self) -> &'static str;
 
-    /// Turns outbox events into this channel's work; answers whether a full batch was taken
-    /// (so more may wait).
-    async fn dispatch(&self) -> bool;
+    /// Turns outbox events into this channel's work; answers how many it took (a full batch,
+    /// [`WorkerConfig::batch`]: more may wait).
+    async fn dispatch(&self) -> usize;
 
     /// Claims up to `free` due items and starts them in `tasks`; answers how many.
     async fn start_due(&self, free: usize, tasks: &mut JoinSet<()>) -> usize;
@@ -189,14 +197,20 @@ impl Worker {
         // not one by one, so that a busy worker claims in batches rather than a statement per
         // delivery. `backlog`: the last fan-out took a full batch, so more events wait: one
         // batch per turn of the loop, so that a steady stream of events (a full batch every
-        // time) cannot keep the loop from starting the jobs its fan-outs queue.
+        // time) cannot keep the loop from starting the jobs its fan-outs queue. `gather`: how
+        // long a wake-up waits for more commits, lengthened while they stream.
         let (mut look, mut more_due, mut backlog) = (true, true, false);
+        let mut gather = Gather::new(self.config.gather, self.config.gather_max);
         loop {
             if look || backlog {
+                let mut events = 0;
                 backlog = false;
                 for channel in &self.channels {
-                    backlog |= channel.dispatch().await;
+                    let taken = channel.dispatch().await;
+                    events += taken;
+                    backlog |= taken >= self.config.batch;
                 }
+                gather.fanned_out(events);
                 more_due |= self.signal.jobs_queued();
             }
             let free = self.config.concurrency.saturating_sub(tasks.len());
@@ -214,7 +228,7 @@ impl Worker {
                 _ = stopped.changed() => break,
                 () = std::future::ready(()), if backlog => {}
                 () = self.signal.wait() => {
-                    tokio::time::sleep(self.config.gather).await;
+                    tokio::time::sleep(gather.delay()).await;
                     look = true;
                 }
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => {
@@ -282,6 +296,8 @@ async fn renew(channel: Arc<dyn Channel>, every: Duration) {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::VecDeque;
+    use std::sync::Mutex;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     use tokio::sync::{Notify, watch};
@@ -303,10 +319,14 @@ mod tests {
             "counting"
         }
 
-        async fn dispatch(&self) -> bool {
+        async fn dispatch(&self) -> usize {
             self.dispatches.fetch_add(1, Ordering::SeqCst);
             tokio::task::yield_now().await;
-            self.streaming
+            if self.streaming {
+                WorkerConfig::DEFAULT_BATCH
+            } else {
+                0
+            }
         }
 
         async fn start_due(&self, _free: usize, _tasks: &mut JoinSet<()>) -> usize {
@@ -357,6 +377,7 @@ mod tests {
         WorkerConfig {
             poll_interval: Duration::from_secs(3600),
             gather: Duration::ZERO,
+            gather_max: Duration::ZERO,
             ..WorkerConfig::default()
         }
     }
@@ -424,6 +445,87 @@ mod tests {
         worker.stop().await;
     }
 
+    /// A channel whose fan-outs take the scripted numbers of events in turn (none once they
+    /// run out), noting when each ran.
+    #[derive(Default)]
+    struct Streaming {
+        events: Mutex<VecDeque<usize>>,
+        ran: Mutex<Vec<tokio::time::Instant>>,
+    }
+
+    #[async_trait]
+    impl Channel for Streaming {
+        fn name(&self) -> &'static str {
+            "streaming"
+        }
+
+        async fn dispatch(&self) -> usize {
+            self.ran
+                .lock()
+                .expect("not poisoned")
+                .push(tokio::time::Instant::now());
+            self.events
+                .lock()
+                .expect("not poisoned")
+                .pop_front()
+                .unwrap_or(0)
+        }
+
+        async fn start_due(&self, _free: usize, _tasks: &mut JoinSet<()>) -> usize {
+            0
+        }
+
+        async fn renew(&self) {}
+
+        async fn release(&self) {}
+
+        async fn upkeep(&self) {}
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stream_of_events_lengthens_the_gathering_and_a_lone_event_shortens_it() {
+        // The first look at start-up takes none; then four fan-outs take a stream of 50 each,
+        // then one a lone event.
+        let channel = Arc::new(Streaming {
+            events: Mutex::new([0, 50, 50, 50, 50, 1].into()),
+            ..Streaming::default()
+        });
+        let (signal, mut waited) = scripted(false);
+        let config = WorkerConfig {
+            gather: Duration::from_millis(20),
+            gather_max: Duration::from_millis(100),
+            ..rung_only()
+        };
+        let worker = Worker::new(vec![channel.clone()], signal.clone(), config).spawn();
+        let mut gathered = Vec::new();
+        for turn in 1..=6 {
+            waited
+                .wait_for(|waits| *waits >= turn)
+                .await
+                .expect("the worker runs");
+            let rung = tokio::time::Instant::now();
+            signal.rung.notify_one();
+            waited
+                .wait_for(|waits| *waits > turn)
+                .await
+                .expect("the worker runs");
+            let ran = *channel
+                .ran
+                .lock()
+                .expect("not poisoned")
+                .last()
+                .expect("ran");
+            gathered.push(u64::try_from((ran - rung).as_millis()).expect("short"));
+        }
+        assert_eq!(
+            gathered,
+            [20, 40, 80, 100, 100, 20],
+            "each wake-up's gathering, in ms: doubled after each fan-out of the stream, up to \
+             the longest, then short again after the lone event"
+        );
+        worker.stop().await;
+    }
+
     /// A channel with more due jobs than slots: each job it starts holds its slot until the
     /// test ends.
     struct Backlogged {
@@ -438,8 +540,8 @@ mod tests {
             self.name
         }
 
-        async fn dispatch(&self) -> bool {
-            false
+        async fn dispatch(&self) -> usize {
+            0
         }
 
         async fn start_due(&self, free: usize, tasks: &mut JoinSet<()>) -> usize {

@@ -58,8 +58,8 @@ impl Hooks<Mails> for Quiet {
         "email"
     }
 
-    async fn dispatch(&self) -> bool {
-        false
+    async fn dispatch(&self) -> usize {
+        0
     }
 
     fn attempted(

@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 /// The worker's gathering delay, adapted to how events come.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub(crate) struct Gather {
     shortest: Duration,
     longest: Duration,

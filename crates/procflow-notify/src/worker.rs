@@ -304,13 +304,16 @@ mod tests {
 
     use super::*;
 
-    /// A channel that counts its dispatches and claims; its fan-out takes a full batch every
-    /// time when `streaming` (events keep coming).
+    /// A channel that counts its dispatches and claims and notes when each dispatch ran; its
+    /// fan-outs take the scripted numbers of events in turn, then a full batch every time when
+    /// `streaming` (events keep coming), none otherwise.
     #[derive(Default)]
     struct Counting {
         dispatches: AtomicUsize,
         claims: AtomicUsize,
+        script: Mutex<VecDeque<usize>>,
         streaming: bool,
+        ran: Mutex<Vec<tokio::time::Instant>>,
     }
 
     #[async_trait]
@@ -321,12 +324,17 @@ mod tests {
 
         async fn dispatch(&self) -> usize {
             self.dispatches.fetch_add(1, Ordering::SeqCst);
+            self.ran
+                .lock()
+                .expect("not poisoned")
+                .push(tokio::time::Instant::now());
             tokio::task::yield_now().await;
-            if self.streaming {
+            let scripted = self.script.lock().expect("not poisoned").pop_front();
+            scripted.unwrap_or(if self.streaming {
                 WorkerConfig::DEFAULT_BATCH
             } else {
                 0
-            }
+            })
         }
 
         async fn start_due(&self, _free: usize, _tasks: &mut JoinSet<()>) -> usize {
@@ -445,50 +453,13 @@ mod tests {
         worker.stop().await;
     }
 
-    /// A channel whose fan-outs take the scripted numbers of events in turn (none once they
-    /// run out), noting when each ran.
-    #[derive(Default)]
-    struct Streaming {
-        events: Mutex<VecDeque<usize>>,
-        ran: Mutex<Vec<tokio::time::Instant>>,
-    }
-
-    #[async_trait]
-    impl Channel for Streaming {
-        fn name(&self) -> &'static str {
-            "streaming"
-        }
-
-        async fn dispatch(&self) -> usize {
-            self.ran
-                .lock()
-                .expect("not poisoned")
-                .push(tokio::time::Instant::now());
-            self.events
-                .lock()
-                .expect("not poisoned")
-                .pop_front()
-                .unwrap_or(0)
-        }
-
-        async fn start_due(&self, _free: usize, _tasks: &mut JoinSet<()>) -> usize {
-            0
-        }
-
-        async fn renew(&self) {}
-
-        async fn release(&self) {}
-
-        async fn upkeep(&self) {}
-    }
-
     #[tokio::test(start_paused = true)]
     async fn a_stream_of_events_lengthens_the_gathering_and_a_lone_event_shortens_it() {
         // The first look at start-up takes none; then four fan-outs take a stream of 50 each,
         // then one a lone event.
-        let channel = Arc::new(Streaming {
-            events: Mutex::new([0, 50, 50, 50, 50, 1].into()),
-            ..Streaming::default()
+        let channel = Arc::new(Counting {
+            script: Mutex::new([0, 50, 50, 50, 50, 1].into()),
+            ..Counting::default()
         });
         let (signal, mut waited) = scripted(false);
         let config = WorkerConfig {

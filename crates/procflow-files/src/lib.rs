@@ -46,6 +46,10 @@ use sha2::{Digest, Sha256};
 /// each part's hash also had a thread of its own).
 const LOCAL_PART_BYTES: usize = 1024 * 1024;
 
+/// The bytes of the latest uploads a local directory leaves in the page cache, unless told
+/// otherwise ([`ObjectFiles::with_upload_cache`]).
+pub const DEFAULT_UPLOAD_CACHE_BYTES: u64 = recent::BUDGET_BYTES;
+
 /// The file store over one `object_store` backend.
 #[derive(Clone, Debug)]
 pub struct ObjectFiles {
@@ -84,6 +88,17 @@ impl ObjectFiles {
                 recent: Arc::new(recent::RecentUploads::new(recent::BUDGET_BYTES)),
             }),
         })
+    }
+
+    /// The same store, a local directory's leaving the pages of its latest uploads in the page
+    /// cache up to `bytes` (0: none), an older upload's let go once newer ones pass it. A
+    /// bucket writes nothing on this machine: it is returned as it is.
+    #[must_use]
+    pub fn with_upload_cache(mut self, bytes: u64) -> Self {
+        if let Some(local) = &mut self.local {
+            local.recent = Arc::new(recent::RecentUploads::new(bytes));
+        }
+        self
     }
 
     /// Starts the multipart upload of `key`. A local directory's is ours (`local_write.rs`:
@@ -292,5 +307,42 @@ impl FileStore for ObjectFiles {
             .await
             .map_err(|e| StoreError::Other(format!("file store: the sweep stopped: {e}")))?
             .map_err(|e| io_failure(&e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DEFAULT_UPLOAD_CACHE_BYTES, ObjectFiles, S3Credentials, S3Settings};
+
+    fn upload_cache(files: &ObjectFiles) -> Option<u64> {
+        files.local.as_ref().map(|local| local.recent.budget())
+    }
+
+    #[test]
+    fn a_local_directory_keeps_the_upload_cache_it_is_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = ObjectFiles::local(dir.path()).unwrap();
+        assert_eq!(upload_cache(&files), Some(DEFAULT_UPLOAD_CACHE_BYTES));
+        assert_eq!(upload_cache(&files.clone().with_upload_cache(0)), Some(0));
+        assert_eq!(
+            upload_cache(&files.with_upload_cache(1 << 30)),
+            Some(1 << 30)
+        );
+    }
+
+    #[test]
+    fn a_bucket_has_no_upload_cache_to_set() {
+        let bucket = ObjectFiles::s3(&S3Settings {
+            bucket: "b".to_owned(),
+            endpoint: Some("http://127.0.0.1:9".to_owned()),
+            region: Some("x".to_owned()),
+            credentials: Some(S3Credentials {
+                access_key_id: "k".to_owned(),
+                secret_access_key: "s".to_owned(),
+                session_token: None,
+            }),
+        })
+        .unwrap();
+        assert_eq!(upload_cache(&bucket.with_upload_cache(0)), None);
     }
 }

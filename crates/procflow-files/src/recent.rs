@@ -48,6 +48,12 @@ impl RecentUploads {
         }
     }
 
+    /// The bytes of recent uploads kept.
+    #[cfg(test)]
+    pub(crate) fn budget(&self) -> u64 {
+        self.budget
+    }
+
     /// Counts the file at `path` (`size` bytes, on the disk) as the latest upload, and lets go
     /// of the pages of the oldest beyond the budget, this one included if it alone passes it.
     /// A blocking call (it opens the files it lets go of).

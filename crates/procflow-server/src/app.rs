@@ -111,7 +111,8 @@ pub async fn start(config: ServeConfig, listener: TcpListener) -> Result<Running
     if let Err(error) = store.with_own_pool(1)?.ping().await {
         tracing::warn!(%error, "the database does not answer yet; /readyz answers 503 until it does");
     }
-    let files = crate::storage::open(&config.storage_url).map_err(StartError::Storage)?;
+    let files = crate::storage::open(&config.storage_url, config.upload_cache_bytes)
+        .map_err(StartError::Storage)?;
     let address = listener.local_addr()?;
     let workers = config.http.workers.unwrap_or_else(default_workers);
     let per_worker = worker_pool_size(config.db_pool_size, workers);

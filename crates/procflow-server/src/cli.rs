@@ -212,6 +212,15 @@ pub struct ServeArgs {
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub upload_max_bytes: u64,
+    /// The bytes of the latest uploads a local storage directory leaves in the kernel's page
+    /// cache, so that a file just uploaded is read back from memory; an older upload's pages
+    /// are let go once newer ones pass it (0 keeps none). A bucket's uploads ignore it
+    #[arg(
+        long,
+        env = "PROCFLOW_UPLOAD_CACHE_BYTES",
+        default_value_t = procflow_files::DEFAULT_UPLOAD_CACHE_BYTES
+    )]
+    pub upload_cache_bytes: u64,
     /// Run the delivery worker in this process (true|false); run `procflow worker` elsewhere
     /// when false
     #[arg(
@@ -255,6 +264,7 @@ impl ServeArgs {
             storage_url: self
                 .storage_url
                 .map_or_else(crate::storage::default_local, |setting| *setting.0),
+            upload_cache_bytes: self.upload_cache_bytes,
         }
     }
 }
@@ -603,6 +613,7 @@ mod tests {
         assert_eq!(config.smtp_url, None);
         assert_eq!(config.smtp_from, "procflow@localhost");
         assert!(!config.webhook_allow_private);
+        assert_eq!(config.upload_cache_bytes, 64 * 1024 * 1024);
         let worker = config.worker.unwrap();
         assert_eq!(
             worker.worker.schedule.to_string(),
@@ -777,8 +788,11 @@ mod tests {
             "Ops@Example.com",
             "--webhook-allow-private",
             "yes",
+            "--upload-cache-bytes",
+            "0",
         ]);
         assert_eq!(config.http.rate_limit_per_minute, 7);
+        assert_eq!(config.upload_cache_bytes, 0);
         assert_eq!(config.db_pool_size, 4);
         assert_eq!(config.http.workers, Some(2));
         assert_eq!(
@@ -797,6 +811,8 @@ mod tests {
             ["--public-url", "ftp://x"],
             ["--smtp-from", "nobody"],
             ["--webhook-allow-private", "perhaps"],
+            ["--upload-cache-bytes", "-1"],
+            ["--upload-cache-bytes", "64MiB"],
         ] {
             let mut argv = vec!["procflow", "serve"];
             argv.extend_from_slice(&bad);

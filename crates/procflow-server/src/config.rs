@@ -270,6 +270,9 @@ pub struct ServeConfig {
     pub worker: Option<WorkerSettings>,
     /// Where attachments' bytes are stored (`PROCFLOW_STORAGE_URL`).
     pub storage_url: crate::storage::StorageUrl,
+    /// The bytes of the latest uploads a local storage directory leaves in the page cache
+    /// (`PROCFLOW_UPLOAD_CACHE_BYTES`).
+    pub upload_cache_bytes: u64,
 }
 
 impl ServeConfig {
@@ -287,6 +290,7 @@ impl ServeConfig {
             worker: Some(WorkerSettings::default()),
             // A directory every test app may share: keys are per team and id.
             storage_url: crate::storage::local(&std::env::temp_dir().join("procflow-files")),
+            upload_cache_bytes: procflow_files::DEFAULT_UPLOAD_CACHE_BYTES,
         }
     }
 }

@@ -166,7 +166,8 @@ async fn worker(database_url: DatabaseUrl, args: cli::WorkerCommand) -> ExitCode
         }
     };
     let storage_url = args.storage_url();
-    let files = match storage::open(&storage_url) {
+    // The worker only sweeps the storage: it writes no upload whose pages it could keep.
+    let files = match storage::open(&storage_url, procflow_files::DEFAULT_UPLOAD_CACHE_BYTES) {
         Ok(files) => files,
         Err(error) => {
             tracing::error!(%error, "cannot start the worker");

@@ -41,14 +41,15 @@ pub fn default_local() -> StorageUrl {
     local(&base.join(".data").join("files"))
 }
 
-/// The file store `url` names; a bucket's credentials come from the `AWS_*` variables.
+/// The file store `url` names; a bucket's credentials come from the `AWS_*` variables. A local
+/// directory leaves the pages of its latest `upload_cache_bytes` of uploads in the page cache.
 ///
 /// # Errors
 /// A message naming the setting when the store cannot be used (a local directory that cannot
 /// be made, a bucket without credentials or region it can work out).
-pub fn open(url: &StorageUrl) -> Result<Arc<dyn FileStore>, String> {
+pub fn open(url: &StorageUrl, upload_cache_bytes: u64) -> Result<Arc<dyn FileStore>, String> {
     url.open()
-        .map(|files| Arc::new(files) as Arc<dyn FileStore>)
+        .map(|files| Arc::new(files.with_upload_cache(upload_cache_bytes)) as Arc<dyn FileStore>)
         .map_err(|e| format!("{SETTING}: {e}"))
 }
 
@@ -75,7 +76,7 @@ mod tests {
     fn a_local_directory_is_created() {
         let dir = tempfile::tempdir().unwrap();
         let inside = dir.path().join("a/b");
-        assert!(open(&local(&inside)).is_ok());
+        assert!(open(&local(&inside), 0).is_ok());
         assert!(inside.is_dir());
     }
 }

@@ -358,6 +358,29 @@ RESULTS="$OUT/results.tsv"
 record() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$RESULTS"; }
 result() { awk -F'\t' -v k="$1" -v c="$2" '$1 == k { v = $c } END { print v }' "$RESULTS"; }
 
+# The hypervisor's share of the machine while a measurement runs (steal time, the eighth field
+# of /proc/stat's `cpu` line), shown beside each ratio of the main table: on these VMs other
+# guests took up to 40 % of the cores in one session, and a ratio measured while they took
+# a share on one side only says more about that minute than about the code (docs/performance.md,
+# "Reading the table"). steal_begin notes the machine's CPU time so far; steal_end <key> adds
+# the steal and the total since then to the key's tally: over its rounds, or its one run.
+cpu_jiffies() { awk '$1 == "cpu" { print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
+STEAL_FROM=""
+steal_begin() { STEAL_FROM="$(cpu_jiffies)"; }
+steal_end() {
+  local file="$TMP/steal.$1" s0 t0 s1 t1
+  if [ -z "$ROUND" ] || [ "$ROUND" = 1 ]; then : >"$file"; fi
+  read -r s0 t0 <<<"$STEAL_FROM"
+  read -r s1 t1 < <(cpu_jiffies)
+  printf '%s %s\n' "$((s1 - s0))" "$((t1 - t0))" >>"$file"
+}
+# steal_pct <key>: the steal time over the key's measurements, as a percentage of the machine's
+# CPU time (all cores); "–" when the key was not measured.
+steal_pct() {
+  [ -s "$TMP/steal.$1" ] || { printf '–'; return; }
+  awk '{ s += $1; t += $2 } END { if (t > 0) printf "%.1f", 100 * s / t; else printf "–" }' "$TMP/steal.$1"
+}
+
 # load <key> <connections> <script> <args...>: wrk on the main server. Sets NEXT.
 load() {
   local key="$1" conns="$2" script="$3" port="${LOAD_PORT:-$PORT}" secs="$SECS" hist=""
@@ -365,6 +388,7 @@ load() {
   local threads=$((conns < 2 ? conns : 2)) out line
   if [ -n "$ROUND" ]; then secs=$ROUND_SECS; hist="$TMP/hist.$key.$ROUND"; fi
   citus_counters_begin
+  steal_begin
   out="$(BENCH_HIST="$hist" wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 5s -s "$BENCH/wrk/$script" \
     "http://127.0.0.1:$port" -- "$@" 2>&1)" || { printf '%s\n' "$out" >&2; die "wrk failed ($key)"; }
   printf '== wrk %s%s\n%s\n' "$key" "${ROUND:+ (round $ROUND)}" "$out" >>"$LOG"
@@ -379,6 +403,7 @@ load() {
   unexpected=$(sed -E 's/.* unexpected=([0-9]+).*/\1/' <<<"$line")
   NEXT=$(sed -E 's/.* next=([0-9]+).*/\1/' <<<"$line")
   [ "$script" = limited.lua ] && errors="$unexpected"
+  steal_end "$key"
   citus_counters_end "$key"
   if [ -n "$ROUND" ]; then
     printf '%s %s %s\n' "$requests" "$duration" "$errors" >>"$TMP/round.$key"
@@ -430,6 +455,7 @@ floor() {
   if [ -n "$ROUND" ]; then secs=$ROUND_SECS; prefix="$prefix.r$ROUND"; fi
   rm -f "$prefix".*
   citus_counters_begin
+  steal_begin
   out="$("$PG_BIN/pgbench" -n -M prepared -c "$conns" -j 2 -T "$secs" -f "$(floor_script "$script")" \
     -l --log-prefix="$prefix" -h 127.0.0.1 -p "$PG_PORT" -U postgres \
     -D team="$TEAM" -D key_tag=1 -D nkeys="$NKEYS" -D limit="$RATE_LIMIT" -D clients="$conns" \
@@ -444,6 +470,7 @@ floor() {
   # pgbench's tps leaves out the time its connections took to open: the run's time is what its
   # transactions took at that rate.
   took_us="$(awk -v n="${txs:-0}" -v t="$tps" 'BEGIN { printf "%.0f", (t > 0 ? n / t * 1e6 : 0) }')"
+  steal_end "$key"
   [ "$took_us" -gt 0 ] || die "pgbench ran no transactions ($key)"
   NEXT="$(cat "$prefix".* | awk -v c="$conns" 'BEGIN { m = 0 } $2 > m { m = $2 } END { print (m + 2) * c }')"
   citus_counters_end "$key"
@@ -808,12 +835,14 @@ ratio() {
 row() {  # row <label> <conns> <service key> [floor key]
   local svc="$3" fl="${4:-}"
   if [ -n "$fl" ]; then
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$1" "$2" \
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s |\n' "$1" "$2" \
       "$(result "$svc" 2)" "$(result "$svc" 3)" "$(result "$svc" 4)" "$(result "$svc" 5)" \
-      "$(result "$fl" 2)" "$(result "$fl" 3)" "$(result "$fl" 4)" "$(ratio "$svc" "$fl")"
+      "$(result "$fl" 2)" "$(result "$fl" 3)" "$(result "$fl" 4)" "$(ratio "$svc" "$fl")" \
+      "$(steal_pct "$svc")" "$(steal_pct "$fl")"
   else
-    printf '| %s | %s | %s | %s | %s | %s | – | – | – | – |\n' "$1" "$2" \
-      "$(result "$svc" 2)" "$(result "$svc" 3)" "$(result "$svc" 4)" "$(result "$svc" 5)"
+    printf '| %s | %s | %s | %s | %s | %s | – | – | – | – | %s |\n' "$1" "$2" \
+      "$(result "$svc" 2)" "$(result "$svc" 3)" "$(result "$svc" 4)" "$(result "$svc" 5)" \
+      "$(steal_pct "$svc")"
   fi
 }
 
@@ -835,8 +864,8 @@ report() {
       "and requests spread round-robin over $NKEYS API keys of the team (pgbench: a random key of the same" \
       "$NKEYS), so each key's window stays small; scenario 6 runs on a second instance with a limit of 1."
     echo
-    echo "| Scenario | Conns | Service req/s | p50 ms | p99 ms | Errors | SQL floor tx/s | SQL p50 ms | SQL p99 ms | Service / SQL |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    echo "| Scenario | Conns | Service req/s | p50 ms | p99 ms | Errors | SQL floor tx/s | SQL p50 ms | SQL p99 ms | Service / SQL | Steal %, service / SQL |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     row "1. Create a run (50 tasks × 3 fields, 5 pre-filled), fresh database" 4 create.svc.4 create.sql.4
     row "1. Create a run, fresh database" 16 create.svc.16 create.sql.16
     row "2. Complete a task (PATCH), a different open task each time" 4 complete.svc.4 complete.sql.4
@@ -851,6 +880,10 @@ report() {
     row "5. Get one run" 16 get.svc.16
     row "6. Over the rate limit (429; errors = answers other than 429)" 4 limited.svc.4
     row "6. Over the rate limit" 16 limited.svc.16
+    echo
+    echo "Steal: the share of the machine's CPU time (all its cores) the hypervisor gave to other guests while" \
+      "the service's load, then the floor's, ran (/proc/stat). A ratio read beside a few percent of steal" \
+      "on one side only is that minute's as much as the code's: run the bench again."
     echo
     echo "The guest page against the API's read of the same run's tasks (scenario 3g / 3, target at least 0.8):" \
       "$(ratio guest.svc.4 tasks.svc.4) at 4 connections, $(ratio guest.svc.16 tasks.svc.16) at 16."

@@ -359,8 +359,8 @@ record() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$RESULTS"; 
 result() { awk -F'\t' -v k="$1" -v c="$2" '$1 == k { v = $c } END { print v }' "$RESULTS"; }
 
 # The hypervisor's share of the machine while a measurement runs (steal time, the eighth field
-# of /proc/stat's `cpu` line), shown beside each ratio of the main table: on these VMs other
-# guests took up to 40 % of the cores in one session, and a ratio measured while they took
+# of /proc/stat's `cpu` line), shown beside each ratio of the tables with a floor: on these VMs
+# other guests took up to 40 % of the cores in one session, and a ratio measured while they took
 # a share on one side only says more about that minute than about the code (docs/performance.md,
 # "Reading the table"). steal_begin notes the machine's CPU time so far; steal_end <key> adds
 # the steal and the total since then to the key's tally: over its rounds, or its one run.

@@ -48,7 +48,7 @@ const LOCAL_PART_BYTES: usize = 1024 * 1024;
 
 /// The bytes of the latest uploads a local directory leaves in the page cache, unless told
 /// otherwise ([`ObjectFiles::with_upload_cache`]).
-pub const DEFAULT_UPLOAD_CACHE_BYTES: u64 = recent::BUDGET_BYTES;
+pub const DEFAULT_UPLOAD_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The file store over one `object_store` backend.
 #[derive(Clone, Debug)]
@@ -85,7 +85,7 @@ impl ObjectFiles {
             part_bytes: LOCAL_PART_BYTES,
             local: Some(LocalDirectory {
                 root: root.to_path_buf(),
-                recent: Arc::new(recent::RecentUploads::new(recent::BUDGET_BYTES)),
+                recent: Arc::new(recent::RecentUploads::new(DEFAULT_UPLOAD_CACHE_BYTES)),
             }),
         })
     }

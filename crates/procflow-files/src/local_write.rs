@@ -218,7 +218,7 @@ mod tests {
     use super::*;
 
     fn recent() -> Arc<RecentUploads> {
-        Arc::new(RecentUploads::new(crate::recent::BUDGET_BYTES))
+        Arc::new(RecentUploads::new(crate::DEFAULT_UPLOAD_CACHE_BYTES))
     }
 
     /// An upload that ended takes no part and cannot end again.

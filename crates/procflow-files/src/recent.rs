@@ -16,9 +16,6 @@ use std::sync::{Mutex, PoisonError};
 
 use rustix::fs::{Advice, fadvise};
 
-/// The bytes of recent uploads left in the cache, by default.
-pub(crate) const BUDGET_BYTES: u64 = 64 * 1024 * 1024;
-
 /// The uploads counted at most, whatever their size: what the list itself may hold.
 const MAX_FILES: usize = 1024;
 

@@ -369,7 +369,7 @@ STEAL_FROM=""
 steal_begin() { STEAL_FROM="$(cpu_jiffies)"; }
 steal_end() {
   local file="$TMP/steal.$1" s0 t0 s1 t1
-  if [ -z "$ROUND" ] || [ "$ROUND" = 1 ]; then : >"$file"; fi
+  [ -n "$ROUND" ] || : >"$file"  # a key in rounds: rounds() cleared it before the first
   read -r s0 t0 <<<"$STEAL_FROM"
   read -r s1 t1 < <(cpu_jiffies)
   printf '%s %s\n' "$((s1 - s0))" "$((t1 - t0))" >>"$file"
@@ -514,7 +514,7 @@ rounds() {
   for ((i = 1; i <= $#; i++)); do
     round_key "${!i}"
     keys+=("$key")
-    rm -f "$TMP/round.$key" "$TMP/hist.$key".* "$(pgbench_prefix "$key")".r*
+    rm -f "$TMP/round.$key" "$TMP/hist.$key".* "$TMP/steal.$key" "$(pgbench_prefix "$key")".r*
   done
   for ((r = 1; r <= n; r++)); do
     ROUND=$r

@@ -10,6 +10,7 @@
 
 mod chunked;
 mod head;
+mod low_water;
 mod stream;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -20,6 +21,7 @@ use procflow_domain::error::ErrorCode;
 
 use self::head::Refusal;
 pub use self::head::{MAX_HEAD_BYTES, MAX_HEADERS, MAX_TARGET_BYTES};
+pub use self::low_water::LowWater;
 pub use self::stream::Guarded;
 use crate::error::ApiError;
 

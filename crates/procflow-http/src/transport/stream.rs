@@ -600,4 +600,88 @@ mod tests {
         let length = usize::try_from(GATHERED_FROM).unwrap();
         assert_eq!(body_then_head(length).await, (1, 1));
     }
+
+    /// An in-memory stream whose mark can be set `allowed` more times; then the system refuses.
+    struct Refusing {
+        io: DuplexStream,
+        allowed: std::cell::Cell<usize>,
+    }
+
+    impl AsyncRead for Refusing {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            buf: &mut ReadBuf<'_>,
+        ) -> Poll<io::Result<()>> {
+            Pin::new(&mut self.io).poll_read(cx, buf)
+        }
+    }
+
+    impl LowWater for Refusing {
+        fn set_low_water(&self, _bytes: usize) -> io::Result<()> {
+            match self.allowed.get() {
+                0 => Err(io::Error::from_raw_os_error(12)),
+                n => {
+                    self.allowed.set(n - 1);
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    /// A POST of `length` bytes, its body and a GET after it, all sent at once to a guard whose
+    /// mark can be set `allowed` times: the bytes read through it up to its first error.
+    async fn through_refusing(length: usize, allowed: usize) -> (Vec<u8>, Vec<u8>, io::Result<()>) {
+        let (mut client, server) = duplex(4 * BODY_READ);
+        let mut guarded = guarded(Refusing {
+            io: server,
+            allowed: std::cell::Cell::new(allowed),
+        });
+        let mut sent = post_head(length);
+        sent.extend((0..length).map(|i| (i % 251) as u8));
+        sent.extend_from_slice(b"GET /next HTTP/1.1\r\nHost: x\r\n\r\n");
+        client.write_all(&sent).await.unwrap();
+        drop(client);
+        let mut taken = Vec::new();
+        let outcome = loop {
+            let mut piece = [0_u8; 8 * 1024];
+            match guarded.read(&mut piece).await {
+                Ok(0) => break Ok(()),
+                Ok(read) => taken.extend_from_slice(&piece[..read]),
+                Err(error) => break Err(error),
+            }
+        };
+        (sent, taken, outcome)
+    }
+
+    #[tokio::test]
+    async fn a_mark_the_system_refuses_to_raise_leaves_the_body_read_as_it_comes() {
+        let (sent, taken, outcome) = through_refusing(2 * BODY_READ + 1_000, 0).await;
+        assert!(outcome.is_ok());
+        assert!(taken == sent, "every byte sent is passed on");
+    }
+
+    #[tokio::test]
+    async fn a_mark_the_system_refuses_to_lower_ends_the_connection_with_its_error() {
+        // The raise to a read's worth is let through, the lowering to the body's tail refused.
+        let length = 2 * BODY_READ + 1_000;
+        let (sent, taken, outcome) = through_refusing(length, 1).await;
+        let error = outcome.expect_err("the connection ends");
+        assert_eq!(error.raw_os_error(), Some(12));
+        assert!(taken.len() <= sent.len() - 1_000, "the tail is never read");
+    }
+
+    #[tokio::test]
+    async fn a_mark_the_system_refuses_to_reset_ends_the_connection_before_the_next_head() {
+        // The raise and the lowering to the tail are let through, the reset to a byte refused.
+        let length = 2 * BODY_READ + 1_000;
+        let (sent, taken, outcome) = through_refusing(length, 2).await;
+        let error = outcome.expect_err("the connection ends");
+        assert_eq!(error.raw_os_error(), Some(12));
+        let post = post_head(length).len() + length;
+        assert!(
+            taken == sent[..post],
+            "the body whole, nothing of the next head"
+        );
+    }
 }

@@ -661,24 +661,30 @@ mod tests {
         assert!(taken == sent, "every byte sent is passed on");
     }
 
+    /// The body of the refusal tests: two reads' worth and a tail.
+    const REFUSED_LENGTH: usize = 2 * BODY_READ + 1_000;
+
+    /// [`through_refusing`] a body of [`REFUSED_LENGTH`] bytes, which must end with the
+    /// system's refusal: the bytes sent and those read.
+    async fn ended_by_refusal(allowed: usize) -> (Vec<u8>, Vec<u8>) {
+        let (sent, taken, outcome) = through_refusing(REFUSED_LENGTH, allowed).await;
+        let error = outcome.expect_err("the connection ends");
+        assert_eq!(error.raw_os_error(), Some(12));
+        (sent, taken)
+    }
+
     #[tokio::test]
     async fn a_mark_the_system_refuses_to_lower_ends_the_connection_with_its_error() {
         // The raise to a read's worth is let through, the lowering to the body's tail refused.
-        let length = 2 * BODY_READ + 1_000;
-        let (sent, taken, outcome) = through_refusing(length, 1).await;
-        let error = outcome.expect_err("the connection ends");
-        assert_eq!(error.raw_os_error(), Some(12));
+        let (sent, taken) = ended_by_refusal(1).await;
         assert!(taken.len() <= sent.len() - 1_000, "the tail is never read");
     }
 
     #[tokio::test]
     async fn a_mark_the_system_refuses_to_reset_ends_the_connection_before_the_next_head() {
         // The raise and the lowering to the tail are let through, the reset to a byte refused.
-        let length = 2 * BODY_READ + 1_000;
-        let (sent, taken, outcome) = through_refusing(length, 2).await;
-        let error = outcome.expect_err("the connection ends");
-        assert_eq!(error.raw_os_error(), Some(12));
-        let post = post_head(length).len() + length;
+        let (sent, taken) = ended_by_refusal(2).await;
+        let post = post_head(REFUSED_LENGTH).len() + REFUSED_LENGTH;
         assert!(
             taken == sent[..post],
             "the body whole, nothing of the next head"

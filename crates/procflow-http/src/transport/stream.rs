@@ -441,6 +441,9 @@ mod tests {
         )
     }
 
+    /// The head of the request after a body.
+    const NEXT_HEAD: &[u8] = b"GET /next HTTP/1.1\r\nHost: x\r\n\r\n";
+
     /// The head of a POST with a body of `length` bytes.
     fn post_head(length: usize) -> Vec<u8> {
         format!("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n").into_bytes()
@@ -478,7 +481,7 @@ mod tests {
             .collect();
         let mut sent = post_head(body.len());
         sent.extend_from_slice(&body);
-        sent.extend_from_slice(b"GET /next HTTP/1.1\r\nHost: x\r\n\r\n");
+        sent.extend_from_slice(NEXT_HEAD);
         let expected = sent.clone();
         let writing = tokio::spawn(async move {
             // In pieces that cross the body's reads, as a socket delivers them.
@@ -576,10 +579,9 @@ mod tests {
         // only if the mark is back at one byte.
         assert!(poll_once(&mut guarded).is_pending());
         let after = low_water(&guarded.io).unwrap();
-        let next = b"GET /next HTTP/1.1\r\nHost: x\r\n\r\n";
-        client.write_all(next).await.unwrap();
-        let taken = timeout(within, take(&mut guarded, next.len())).await;
-        assert_eq!(taken.expect("the next head"), next);
+        client.write_all(NEXT_HEAD).await.unwrap();
+        let taken = timeout(within, take(&mut guarded, NEXT_HEAD.len())).await;
+        assert_eq!(taken.expect("the next head"), NEXT_HEAD);
         (before, after)
     }
 
@@ -600,6 +602,9 @@ mod tests {
         let length = usize::try_from(GATHERED_FROM).unwrap();
         assert_eq!(body_then_head(length).await, (1, 1));
     }
+
+    /// The body of the refusal tests: two reads' worth and a tail.
+    const REFUSED_LENGTH: usize = 2 * BODY_READ + 1_000;
 
     /// An in-memory stream whose mark can be set `allowed` more times; then the system refuses.
     struct Refusing {
@@ -639,7 +644,7 @@ mod tests {
         });
         let mut sent = post_head(length);
         sent.extend((0..length).map(|i| (i % 251) as u8));
-        sent.extend_from_slice(b"GET /next HTTP/1.1\r\nHost: x\r\n\r\n");
+        sent.extend_from_slice(NEXT_HEAD);
         client.write_all(&sent).await.unwrap();
         drop(client);
         let mut taken = Vec::new();
@@ -656,13 +661,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_mark_the_system_refuses_to_raise_leaves_the_body_read_as_it_comes() {
-        let (sent, taken, outcome) = through_refusing(2 * BODY_READ + 1_000, 0).await;
+        let (sent, taken, outcome) = through_refusing(REFUSED_LENGTH, 0).await;
         assert!(outcome.is_ok());
         assert!(taken == sent, "every byte sent is passed on");
     }
-
-    /// The body of the refusal tests: two reads' worth and a tail.
-    const REFUSED_LENGTH: usize = 2 * BODY_READ + 1_000;
 
     /// [`through_refusing`] a body of [`REFUSED_LENGTH`] bytes, which must end with the
     /// system's refusal: the bytes sent and those read.

@@ -2,7 +2,8 @@
 
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use futures_util::future::try_join;
 use procflow_domain::attachment::Attachment;
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::ids::{AttachmentId, RunId, TaskId, TeamId};
@@ -11,7 +12,8 @@ use procflow_domain::values::{Cursor, Page, PageRequest};
 use uuid::Uuid;
 
 use super::page_rows::rows_to_fetch;
-use super::thread::{run_title, task};
+use super::thread::{run_title, task, thread_of};
+use super::transaction::Transaction;
 use super::{PgStore, append_events, not_found};
 use crate::error::{Failure, db_error};
 use crate::rows::attachment::AttachmentRow;
@@ -37,6 +39,15 @@ pub(crate) async fn find(
     rows.into_iter().map(AttachmentRow::into_domain).collect()
 }
 
+async fn insert_attachment(mut conn: &AsyncPgConnection, row: AttachmentRow) -> DomainResult<()> {
+    diesel::insert_into(task_attachments::table)
+        .values(row)
+        .execute(&mut conn)
+        .await
+        .map(|_| ())
+        .map_err(db_error)
+}
+
 #[async_trait]
 impl AttachmentStore for PgStore {
     async fn add_attachment(
@@ -47,20 +58,24 @@ impl AttachmentStore for PgStore {
         decide: &AttachmentDecision<'_>,
     ) -> DomainResult<Attachment> {
         let mut conn = self.conn().await?;
-        let attachment = conn
-            .transaction::<_, Failure, _>(async |conn| {
-                run_title(conn, team, run).await?;
-                let current = task(conn, team, run, task_id, true).await?.into_domain()?;
-                let new = decide(&current)?;
-                diesel::insert_into(task_attachments::table)
-                    .values(AttachmentRow::from_domain(&new.attachment))
-                    .execute(conn)
-                    .await?;
-                append_events(conn, &new.events).await?;
-                Ok(new.attachment)
-            })
-            .await
-            .map_err(DomainError::from)?;
+        // Three round trips: `BEGIN` with both reads, the row with its events, `COMMIT`.
+        let (transaction, (_, current)) = Transaction::begin_with(&mut conn, async |conn| {
+            thread_of(conn, team, run, task_id, true).await
+        })
+        .await
+        .map_err(DomainError::from)?;
+        let outcome = async {
+            let conn = transaction.conn();
+            let new = decide(&current.into_domain()?)?;
+            try_join(
+                insert_attachment(conn, AttachmentRow::from_domain(&new.attachment)),
+                append_events(conn, &new.events),
+            )
+            .await?;
+            Ok::<_, Failure>(new.attachment)
+        }
+        .await;
+        let attachment = transaction.end(outcome).await.map_err(DomainError::from)?;
         self.ring();
         Ok(attachment)
     }

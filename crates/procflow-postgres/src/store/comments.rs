@@ -1,8 +1,10 @@
 //! `CommentStore` on PostgreSQL.
 
 use async_trait::async_trait;
+use diesel::dsl::exists;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use futures_util::future::try_join;
 use procflow_domain::comment::Comment;
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::ids::{CommentId, RunId, TaskId, TeamId};
@@ -11,7 +13,8 @@ use procflow_domain::values::{Cursor, Page, PageRequest};
 use uuid::Uuid;
 
 use super::page_rows::rows_to_fetch;
-use super::thread::{run_title, task};
+use super::thread::{run_title, task, thread_of};
+use super::transaction::Transaction;
 use super::{PgStore, append_events, not_found};
 use crate::error::{Failure, db_error};
 use crate::rows::comment::CommentRow;
@@ -32,6 +35,72 @@ async fn with_attachments(
         .collect()
 }
 
+async fn insert_comment(mut conn: &AsyncPgConnection, row: CommentRow) -> DomainResult<()> {
+    diesel::insert_into(task_comments::table)
+        .values(row)
+        .execute(&mut conn)
+        .await
+        .map(|_| ())
+        .map_err(db_error)
+}
+
+/// A page of a task's thread: one statement when the page has comments. The cursor's place in
+/// the thread is checked in the page's statement; only an empty page asks what is unknown (the
+/// run, the task, the cursor), as a run's list of tasks does.
+async fn list_comments_on(
+    mut conn: &AsyncPgConnection,
+    team: TeamId,
+    run: RunId,
+    task_id: TaskId,
+    page: PageRequest,
+) -> DomainResult<Page<Comment>> {
+    let thread = || {
+        task_comments::table
+            .filter(task_comments::team_id.eq(team.as_uuid()))
+            .filter(task_comments::run_id.eq(run.as_uuid()))
+            .filter(task_comments::task_id.eq(task_id.as_uuid()))
+            .into_boxed()
+    };
+    let cursor_in_thread = |cursor: Cursor| {
+        thread()
+            .filter(task_comments::id.eq(cursor.id()))
+            .select(task_comments::id)
+    };
+    let mut query = thread();
+    if let Some(cursor) = page.cursor {
+        query = query
+            .filter(task_comments::id.gt(cursor.id()))
+            .filter(exists(cursor_in_thread(cursor)));
+    }
+    let rows: Vec<CommentRow> = query
+        .order(task_comments::id)
+        .limit(rows_to_fetch(page.limit))
+        .select(CommentRow::as_select())
+        .load(&mut conn)
+        .await
+        .map_err(db_error)?;
+    if rows.is_empty() {
+        let cursor_known = match page.cursor {
+            Some(cursor) => cursor_in_thread(cursor)
+                .first::<Uuid>(&mut conn)
+                .await
+                .optional()
+                .map_err(db_error)?
+                .is_some(),
+            None => false,
+        };
+        if !cursor_known {
+            run_title(conn, team, run).await?;
+            task(conn, team, run, task_id, false).await?;
+            if page.cursor.is_some() {
+                return Err(Cursor::unknown().into());
+            }
+        }
+    }
+    let comments = with_attachments(conn, team, rows).await?;
+    Ok(Page::from_fetched(comments, page.limit, |c| c.id.as_uuid()))
+}
+
 #[async_trait]
 impl CommentStore for PgStore {
     async fn add_comment(
@@ -42,20 +111,24 @@ impl CommentStore for PgStore {
         decide: &CommentDecision<'_>,
     ) -> DomainResult<Comment> {
         let mut conn = self.conn().await?;
-        let comment = conn
-            .transaction::<_, Failure, _>(async |conn| {
-                let title = run_title(conn, team, run).await?;
-                let current = task(conn, team, run, task_id, true).await?.into_domain()?;
-                let new = decide(&title, &current)?;
-                diesel::insert_into(task_comments::table)
-                    .values(CommentRow::from_domain(&new.comment))
-                    .execute(conn)
-                    .await?;
-                append_events(conn, &new.events).await?;
-                Ok(new.comment)
-            })
-            .await
-            .map_err(DomainError::from)?;
+        // Three round trips: `BEGIN` with both reads, the comment with its events, `COMMIT`.
+        let (transaction, (title, current)) = Transaction::begin_with(&mut conn, async |conn| {
+            thread_of(conn, team, run, task_id, true).await
+        })
+        .await
+        .map_err(DomainError::from)?;
+        let outcome = async {
+            let conn = transaction.conn();
+            let new = decide(&title, &current.into_domain()?)?;
+            try_join(
+                insert_comment(conn, CommentRow::from_domain(&new.comment)),
+                append_events(conn, &new.events),
+            )
+            .await?;
+            Ok::<_, Failure>(new.comment)
+        }
+        .await;
+        let comment = transaction.end(outcome).await.map_err(DomainError::from)?;
         self.ring();
         Ok(comment)
     }
@@ -67,38 +140,9 @@ impl CommentStore for PgStore {
         task_id: TaskId,
         page: PageRequest,
     ) -> DomainResult<Page<Comment>> {
-        let mut conn = self.conn().await?;
-        // A missing run answers as such before a missing task.
-        run_title(&conn, team, run).await?;
-        task(&conn, team, run, task_id, false).await?;
-        let thread = || {
-            task_comments::table
-                .filter(task_comments::team_id.eq(team.as_uuid()))
-                .filter(task_comments::run_id.eq(run.as_uuid()))
-                .filter(task_comments::task_id.eq(task_id.as_uuid()))
-                .into_boxed()
-        };
-        let mut query = thread();
-        if let Some(cursor) = page.cursor {
-            let known: Option<Uuid> = thread()
-                .filter(task_comments::id.eq(cursor.id()))
-                .select(task_comments::id)
-                .first(&mut conn)
-                .await
-                .optional()
-                .map_err(db_error)?;
-            let after = known.ok_or_else(Cursor::unknown)?;
-            query = query.filter(task_comments::id.gt(after));
-        }
-        let rows: Vec<CommentRow> = query
-            .order(task_comments::id)
-            .limit(rows_to_fetch(page.limit))
-            .select(CommentRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(db_error)?;
-        let comments = with_attachments(&conn, team, rows).await?;
-        Ok(Page::from_fetched(comments, page.limit, |c| c.id.as_uuid()))
+        super::shared::on_shared!(self, |conn| list_comments_on(
+            conn, team, run, task_id, page
+        ))
     }
 
     async fn latest_run_comments(

@@ -3,6 +3,7 @@
 
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use futures_util::future::join;
 use procflow_domain::error::{DomainResult, Resource};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
 
@@ -51,4 +52,21 @@ pub(super) async fn task(
         .optional()
         .map_err(db_error)?
         .ok_or(not_found(Resource::Task))
+}
+
+/// The run's title and the task (share-locked when `lock`), read together: one round trip.
+/// A missing run answers as such before a missing task.
+pub(super) async fn thread_of(
+    conn: &AsyncPgConnection,
+    team: TeamId,
+    run: RunId,
+    task_id: TaskId,
+    lock: bool,
+) -> DomainResult<(String, RunTaskRow)> {
+    let (title, found) = join(
+        run_title(conn, team, run),
+        task(conn, team, run, task_id, lock),
+    )
+    .await;
+    Ok((title?, found?))
 }

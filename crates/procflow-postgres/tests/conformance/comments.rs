@@ -5,7 +5,7 @@ use procflow_domain::actor::{Actor, Assignee};
 use procflow_domain::error::{DomainError, Resource};
 use procflow_domain::etag::{IfMatch, Tagged};
 use procflow_domain::event::EventPayload;
-use procflow_domain::ids::CommentId;
+use procflow_domain::ids::{CommentId, RunId, TaskId};
 use procflow_domain::service::{AddComment, UpdateTask};
 use procflow_domain::values::{Cursor, Limit, PageRequest};
 use uuid::Uuid;
@@ -281,4 +281,44 @@ async fn a_hidden_task_refuses_comments_and_nothing_is_written(env: Env) {
         .await
         .unwrap();
     assert!(thread.items.is_empty());
+}
+
+conformance_test!(an_empty_page_tells_the_end_of_a_thread_from_what_is_unknown);
+async fn an_empty_page_tells_the_end_of_a_thread_from_what_is_unknown(env: Env) {
+    let Started { run, tasks, .. } = started(&env).await;
+    let (task, quiet, missing) = (tasks[0].id, tasks[1].id, Uuid::from_u128(7));
+    let list = |run, task, page| env.comments.list(&env.team, run, task, page);
+    // A thread without comments is an empty page.
+    let empty = list(run.id, quiet, page(10, None)).await.unwrap();
+    assert!(empty.items.is_empty() && !empty.has_more);
+    let only = env
+        .comments
+        .add(&env.team, run.id, task, said("only", None))
+        .await
+        .unwrap();
+    // After the last comment: an empty page, not an unknown cursor.
+    let end = list(run.id, task, page(10, Some(only.id.as_uuid())))
+        .await
+        .unwrap();
+    assert!(end.items.is_empty() && !end.has_more);
+    // A comment of another task's thread is no cursor of this one.
+    let elsewhere = list(run.id, quiet, page(10, Some(only.id.as_uuid()))).await;
+    assert!(
+        matches!(elsewhere, Err(DomainError::Validation(_))),
+        "{elsewhere:?}"
+    );
+    let unknown_task = TaskId::from_uuid(missing);
+    let unknown_run = RunId::from_uuid(missing);
+    for cursor in [None, Some(only.id.as_uuid()), Some(missing)] {
+        assert_eq!(
+            list(run.id, unknown_task, page(10, cursor)).await,
+            Err(DomainError::NotFound(Resource::Task)),
+            "cursor {cursor:?}"
+        );
+        assert_eq!(
+            list(unknown_run, task, page(10, cursor)).await,
+            Err(DomainError::NotFound(Resource::Run)),
+            "cursor {cursor:?}"
+        );
+    }
 }

@@ -28,11 +28,13 @@
 #   BENCH_ONLY=logic   run only the process-logic rows (bench/logic.sh), on the teams, templates
 #                      and keys alone (no seeded runs): about a minute after the build
 #   BENCH_LOGIC_RUNS   runs per pool of the process-logic rows (default 100)
-#   BENCH_ONLY=inbox, BENCH_ONLY=scheduler, BENCH_ONLY="inbox scheduler files"
-#                      only the inbox and dry-run rows (bench/inbox.sh) and/or the scheduler
-#                      rows (bench/scheduler.sh), and/or the attachment rows after them (as in
-#                      the whole bench), on the teams and their seeded runs (BENCH_BIG_RUNS,
-#                      BENCH_SMALL_RUNS) without the other scenarios
+#   BENCH_ONLY=inbox, BENCH_ONLY=comments, BENCH_ONLY=scheduler, BENCH_ONLY="inbox scheduler files"
+#                      only the inbox and dry-run rows (bench/inbox.sh), the comment rows
+#                      (bench/comments.sh) and/or the scheduler rows (bench/scheduler.sh), and/or
+#                      the attachment rows after them (as in the whole bench), on the teams and
+#                      their seeded runs (BENCH_BIG_RUNS, BENCH_SMALL_RUNS) without the other
+#                      scenarios
+#   BENCH_COMMENT_RUNS runs of 50 tasks the comment rows write on (default 200)
 #   BENCH_SMALL_RUNS   runs of the small team (default 10000)
 #   BENCH_INBOX_TASKS  tasks per seeded run for the inbox rows (default 5)
 #   BENCH_SCHEDULES    schedules due in the same minute (default 10000)
@@ -84,6 +86,8 @@ source "$BENCH/etag.sh"
 source "$BENCH/busy_key.sh"
 # shellcheck source=bench/logic.sh
 source "$BENCH/logic.sh"
+# shellcheck source=bench/comments.sh
+source "$BENCH/comments.sh"
 # shellcheck source=bench/inbox.sh
 source "$BENCH/inbox.sh"
 # shellcheck source=bench/xacts.sh
@@ -620,7 +624,7 @@ main() {
   # Run ids of the seeded pools: pool `tag` holds run i at millisecond base + i (see seed.sql).
   BASE_MS=$(sql -c "SELECT bench.ms(now() - interval '40 days')")
 
-  case "${BENCH_ONLY:-}" in *inbox* | *scheduler*) only_issue_rows; return ;; esac
+  case "${BENCH_ONLY:-}" in *inbox* | *comments* | *scheduler*) only_issue_rows; return ;; esac
   local big_ms=$BASE_MS svc_ms=$((BASE_MS + 2000000)) floor_ms=$((BASE_MS + 3000000))
   local t5_ms=$((BASE_MS + 4000000)) t500_ms=$((BASE_MS + 5000000)) lt_ms=$((BASE_MS + 6000000))
 
@@ -792,12 +796,13 @@ main() {
 
   webhook_scenarios
   inbox_scenario
+  comments_scenario
   scheduler_scenario
   files_scenario
   report
 }
 
-# BENCH_ONLY=inbox, scheduler and/or files: the teams' runs seeded without the other scenarios' pools,
+# BENCH_ONLY=inbox, comments, scheduler and/or files: the teams' runs seeded without the other scenarios' pools,
 # then only those rows and their report.
 only_issue_rows() {
   say "seeding $BIG_RUNS runs and a team of $SMALL_RUNS (set-based SQL, with their sections)"
@@ -810,6 +815,7 @@ only_issue_rows() {
   say "  seeded in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
   BIG_TOTAL=$(sql -c "SELECT count(*) FROM runs WHERE team_id = '$TEAM'")
   case "$BENCH_ONLY" in *inbox*) inbox_scenario ;; esac
+  case "$BENCH_ONLY" in *comments*) comments_scenario ;; esac
   case "$BENCH_ONLY" in *scheduler*) scheduler_scenario ;; esac
   case "$BENCH_ONLY" in *files*) files_scenario ;; esac
   { echo "## procflow bench, BENCH_ONLY=$BENCH_ONLY, $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -817,6 +823,7 @@ only_issue_rows() {
     echo "$(nproc) cores, load average at the end $(cut -d' ' -f1-3 /proc/loadavg); $BUILD_NOTE;" \
       "$(server_tuning); each figure ${SECS} s of load (the inbox page's four in alternating rounds of ${ROUND_SECS} s)."
     case "$BENCH_ONLY" in *inbox*) inbox_report ;; esac
+    case "$BENCH_ONLY" in *comments*) comments_report ;; esac
     case "$BENCH_ONLY" in *scheduler*) scheduler_report ;; esac
     case "$BENCH_ONLY" in *files*) files_report ;; esac
   } >"$REPORT"
@@ -930,6 +937,7 @@ report() {
       "Total wall time of the bench: ${elapsed} s."
     webhook_report
     inbox_report
+    comments_report
     scheduler_report
     files_report
     citus_report

@@ -16,7 +16,9 @@ COMMENT_THREAD=25  # comments on C2's task, written through the API before its r
 
 comments_scenario() {
   drop_bench_endpoint  # bench/scheduler.sh: the comments' events would feed it
-  local pool_ms=$((BASE_MS + 7000000)) pool_tag=8
+  # Pool 10 at BASE_MS + 9,000,000: run.sh's pools are 1-7 (up to + 6,000,000), batch.sh's 8
+  # and 9 (+ 7,000,000 and + 8,000,000).
+  local pool_ms=$((BASE_MS + 9000000)) pool_tag=10
   say "comments: seeding a pool of $COMMENT_RUNS runs of 50 tasks"
   sql -c "SELECT bench.seed_runs('$TEAM', '$TPL50', $pool_tag, $COMMENT_RUNS, $pool_ms, true)" >/dev/null
   sql -c "ANALYZE runs, run_tasks" >/dev/null

@@ -5,14 +5,16 @@
 //! run behind a unique key on (team, schedule, occurrence).
 
 use async_trait::async_trait;
+use diesel::dsl::exists;
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::ids::{ScheduleId, TeamId};
 use procflow_domain::ports::{Occurrence, ScheduleFilter, ScheduleStore, Settlement};
 use procflow_domain::schedule::Schedule;
 use procflow_domain::values::{Cursor, Page, PageRequest};
 use time::OffsetDateTime;
+use uuid::Uuid;
 
 use super::page_rows::rows_to_fetch;
 use super::runs::insert_run;
@@ -23,6 +25,78 @@ use crate::schema::{schedule_occurrences, schedules};
 
 fn rows_into_domain(rows: Vec<ScheduleRow>) -> DomainResult<Vec<Schedule>> {
     rows.into_iter().map(ScheduleRow::into_domain).collect()
+}
+
+async fn get_schedule_on(
+    mut conn: &AsyncPgConnection,
+    team: TeamId,
+    id: ScheduleId,
+) -> DomainResult<Schedule> {
+    schedules::table
+        .filter(schedules::team_id.eq(team.as_uuid()))
+        .filter(schedules::id.eq(id.as_uuid()))
+        .select(ScheduleRow::as_select())
+        .first(&mut conn)
+        .await
+        .optional()
+        .map_err(db_error)?
+        .ok_or(not_found(Resource::Schedule))?
+        .into_domain()
+}
+
+/// A page of the team's schedules in one statement, the cursor's existence checked in it (as
+/// a page of runs does); only an empty page after a cursor asks whether the cursor is known.
+async fn list_schedules_on(
+    mut conn: &AsyncPgConnection,
+    team: TeamId,
+    filter: ScheduleFilter,
+    page: PageRequest,
+) -> DomainResult<Page<Schedule>> {
+    let cursor_known = |cursor: Cursor| {
+        schedules::table
+            .filter(schedules::team_id.eq(team.as_uuid()))
+            .filter(schedules::id.eq(cursor.id()))
+            .select(schedules::id)
+            .into_boxed()
+    };
+    let mut query = schedules::table
+        .filter(schedules::team_id.eq(team.as_uuid()))
+        .into_boxed();
+    if let Some(template) = filter.template_id {
+        query = query.filter(schedules::template_id.eq(template.as_uuid()));
+    }
+    if let Some(enabled) = filter.enabled {
+        query = query.filter(schedules::enabled.eq(enabled));
+    }
+    if let Some(cursor) = page.cursor {
+        query = query
+            .filter(schedules::id.gt(cursor.id()))
+            .filter(exists(cursor_known(cursor)));
+    }
+    let rows: Vec<ScheduleRow> = query
+        .order(schedules::id)
+        .limit(rows_to_fetch(page.limit))
+        .select(ScheduleRow::as_select())
+        .load(&mut conn)
+        .await
+        .map_err(db_error)?;
+    if rows.is_empty()
+        && let Some(cursor) = page.cursor
+    {
+        let known = cursor_known(cursor)
+            .first::<Uuid>(&mut conn)
+            .await
+            .optional()
+            .map_err(db_error)?;
+        if known.is_none() {
+            return Err(Cursor::unknown().into());
+        }
+    }
+    Ok(Page::from_fetched(
+        rows_into_domain(rows)?,
+        page.limit,
+        |s| s.id.as_uuid(),
+    ))
 }
 
 #[async_trait]
@@ -45,17 +119,7 @@ impl ScheduleStore for PgStore {
     }
 
     async fn get_schedule(&self, team: TeamId, id: ScheduleId) -> DomainResult<Schedule> {
-        let mut conn = self.conn().await?;
-        schedules::table
-            .filter(schedules::team_id.eq(team.as_uuid()))
-            .filter(schedules::id.eq(id.as_uuid()))
-            .select(ScheduleRow::as_select())
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(db_error)?
-            .ok_or(not_found(Resource::Schedule))?
-            .into_domain()
+        super::shared::on_shared!(self, |conn| get_schedule_on(conn, team, id))
     }
 
     async fn list_schedules(
@@ -64,41 +128,7 @@ impl ScheduleStore for PgStore {
         filter: ScheduleFilter,
         page: PageRequest,
     ) -> DomainResult<Page<Schedule>> {
-        let mut conn = self.conn().await?;
-        let mut query = schedules::table
-            .filter(schedules::team_id.eq(team.as_uuid()))
-            .into_boxed();
-        if let Some(template) = filter.template_id {
-            query = query.filter(schedules::template_id.eq(template.as_uuid()));
-        }
-        if let Some(enabled) = filter.enabled {
-            query = query.filter(schedules::enabled.eq(enabled));
-        }
-        if let Some(cursor) = page.cursor {
-            let known: i64 = schedules::table
-                .filter(schedules::team_id.eq(team.as_uuid()))
-                .filter(schedules::id.eq(cursor.id()))
-                .count()
-                .get_result(&mut conn)
-                .await
-                .map_err(db_error)?;
-            if known == 0 {
-                return Err(Cursor::unknown().into());
-            }
-            query = query.filter(schedules::id.gt(cursor.id()));
-        }
-        let rows: Vec<ScheduleRow> = query
-            .order(schedules::id)
-            .limit(rows_to_fetch(page.limit))
-            .select(ScheduleRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(db_error)?;
-        Ok(Page::from_fetched(
-            rows_into_domain(rows)?,
-            page.limit,
-            |s| s.id.as_uuid(),
-        ))
+        super::shared::on_shared!(self, |conn| list_schedules_on(conn, team, filter, page))
     }
 
     async fn replace_schedule(

@@ -16,7 +16,7 @@ use procflow_domain::service::{
     MailPorts, Mailer, NewSchedule, Ports, Procflow, SchedulePatch, Schedules,
 };
 use procflow_domain::team::{Member, Role};
-use procflow_domain::values::{Limit, PageRequest};
+use procflow_domain::values::{Cursor, Limit, PageRequest};
 use procflow_domain::webhook::WebhookEvent;
 use time::Duration;
 use time::macros::datetime;
@@ -142,6 +142,34 @@ async fn a_schedule_reads_back_lists_changes_and_is_scoped_to_its_team(env: Env)
         .await
         .unwrap();
     assert_eq!(second_page.items, std::slice::from_ref(&second));
+    // After the last: an empty page; after an id that is no schedule of the team: refused.
+    let after = |cursor| PageRequest {
+        limit: Limit::new(1).unwrap(),
+        cursor: Some(Cursor::after(cursor)),
+    };
+    let end = service
+        .list(
+            &env.team,
+            ScheduleFilter::default(),
+            after(second.id.as_uuid()),
+        )
+        .await
+        .unwrap();
+    assert!(end.items.is_empty() && end.next_cursor.is_none());
+    for unknown in [Uuid::from_u128(7), created.id.as_uuid()] {
+        let team = if unknown == created.id.as_uuid() {
+            &env.other
+        } else {
+            &env.team
+        };
+        let refused = service
+            .list(team, ScheduleFilter::default(), after(unknown))
+            .await;
+        assert!(
+            matches!(refused, Err(DomainError::Validation(_))),
+            "{refused:?}"
+        );
+    }
     assert!(
         service
             .list(&env.other, ScheduleFilter::default(), all())

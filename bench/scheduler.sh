@@ -8,6 +8,10 @@
 #       Measured: the seconds from the due moment until every run exists (polled twice a
 #       second), the largest and the median gap between a run's occurrence and its created_at.
 #       Target: every run started within 60 s.
+#   S0  Before them, the API's list of schedules: GET /api/v1/schedules?limit=20, the first page
+#       of the team's SCHEDULE_PAGE_OF schedules (made through the API), beside its SQL floor
+#       (bench/sql/list_schedules.sql) in alternating rounds at 4 and 16 connections, with its
+#       transactions per request. Target: 0.8 of the floor, as every row with one.
 #   S2  Then none of them is due (each next occurrence is a day later): the scheduler's tick
 #       over SCHEDULES not-due schedules is one statement, the due read through the partial
 #       index `schedules_due`. Its duration as PostgreSQL measures it (log_min_duration_statement
@@ -18,6 +22,7 @@
 
 SCHEDULES="${BENCH_SCHEDULES:-10000}"
 SCHEDULER_INTERVAL="${BENCH_SCHEDULER_INTERVAL:-1s}"
+SCHEDULE_PAGE_OF=25  # S0's schedules
 
 # drop_bench_endpoint: removes the webhook rows' endpoint, if they made one: after them, a
 # delivery per run created would be work of the worker that the rows below do not measure.
@@ -41,15 +46,45 @@ bench_servers_stop() {
   done
 }
 
+# schedule_body <name>: a schedule of the 50-task template, daily from a far date: none is due
+# while the bench runs.
+schedule_body() {
+  printf '{"template_id": "%s", "name": "%s", "timezone": "UTC", "recurrence": "DTSTART:20991201T090000\\nRRULE:FREQ=DAILY", "run": {"name": "Scheduled run {date}"}}' \
+    "$TPL50" "$1"
+}
+
+# S0: the first page of the team's schedules beside its floor (on the main server, before S1
+# stops it). The team has no schedule before it.
+schedules_list_scenario() {
+  local key=pf_live_bench_1_1 n status items
+  say "schedules S0: the first page of 20 of $SCHEDULE_PAGE_OF schedules"
+  for ((n = 1; n <= SCHEDULE_PAGE_OF; n++)); do
+    status=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" \
+      -H 'Content-Type: application/json' -d "$(schedule_body "Listed schedule $n")" \
+      "http://127.0.0.1:$PORT/api/v1/schedules")
+    [ "$status" = 201 ] || die "creating schedule $n of S0 answered $status"
+  done
+  items=$(curl -s -H "Authorization: Bearer $key" "http://127.0.0.1:$PORT/api/v1/schedules?limit=20" |
+    grep -o '"recurrence":' | wc -l)
+  [ "$items" = 20 ] || die "S0's page has $items schedules, not 20"
+  local c
+  for c in 4 16; do
+    rounds 'load schedules.svc.$c $c get.lua "$TMP/keys-big.txt" "/api/v1/schedules?limit=20"' \
+      'floor schedules.sql.$c $c list_schedules.sql'
+  done
+  xacts_count xact.schedules.svc load get.lua "$TMP/keys-big.txt" "/api/v1/schedules?limit=20"
+  xacts_count xact.schedules.sql floor list_schedules.sql
+  # S1's schedules are the team's only ones: these go before it seeds them.
+  sql -c "DELETE FROM schedules WHERE team_id = '$TEAM'" >/dev/null
+}
+
 scheduler_scenario() {
+  schedules_list_scenario
   say "scheduler S1: $SCHEDULES schedules due in the same minute, one procflow worker (interval $SCHEDULER_INTERVAL)"
   local key=pf_live_bench_1_1 model
   drop_bench_endpoint
   model=$(curl -s -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
-    -d "{\"template_id\": \"$TPL50\", \"name\": \"Bench schedule\", \"timezone\": \"UTC\",
-         \"recurrence\": \"DTSTART:20991201T090000\\nRRULE:FREQ=DAILY\",
-         \"run\": {\"name\": \"Scheduled run {date}\"}}" \
-    "http://127.0.0.1:$PORT/api/v1/schedules")
+    -d "$(schedule_body "Bench schedule")" "http://127.0.0.1:$PORT/api/v1/schedules")
   model=$(field id "$model")
   [ -n "$model" ] || die "cannot create the bench's schedule through the API"
   bench_servers_stop
@@ -137,6 +172,18 @@ scheduler_scenario() {
 }
 
 scheduler_report() {
+  local c
+  echo
+  echo "Schedules' list (S0; bench/scheduler.sh): the first page of 20 of the team's $SCHEDULE_PAGE_OF schedules." \
+    "Target: the service at least 0.8 of its floor, p99 under 50 ms at 16 connections."
+  echo
+  echo "| Scenario | Conns | Service req/s | p50 ms | p99 ms | Errors | SQL floor tx/s | SQL p50 ms | SQL p99 ms | Service / SQL | Steal %, service / SQL |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  for c in 4 16; do
+    row "S0. List schedules, page of 20" $c schedules.svc.$c schedules.sql.$c
+  done
+  echo
+  echo "Database transactions per request (as above): S0 $(xacts xact.schedules.svc) (floor $(xacts xact.schedules.sql))."
   echo
   echo "Scheduler (issue 21; bench/scheduler.sh), one \`procflow worker\` alone (PROCFLOW_SCHEDULER_INTERVAL=$SCHEDULER_INTERVAL)," \
     "on a database of $SCHED_RUNS_BEFORE runs:"

@@ -69,8 +69,7 @@ comments_report() {
     "$COMMENT_RUNS runs of 50 tasks; C2 the first page of 20 of a thread of $COMMENT_THREAD. Target: the" \
     "service at least 0.8 of its floor, p99 under 50 ms at 16 connections."
   echo
-  echo "| Scenario | Conns | Service req/s | p50 ms | p99 ms | Errors | SQL floor tx/s | SQL p50 ms | SQL p99 ms | Service / SQL | Steal %, service / SQL |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  row_head
   for c in 4 16; do
     row "C1. Comment on a task" $c comment.svc.$c comment.sql.$c
   done

@@ -101,8 +101,7 @@ inbox_report() {
     "$SMALL_RUNS runs ($INBOX_SMALL_TASKS tasks, $INBOX_TASKS per run) and of the team of $BIG_TOTAL runs" \
     "($INBOX_BIG_TASKS tasks; $INBOX_TASKS per seeded run): one task in ten is the assignee's; seeded, vacuumed and checkpointed in $INBOX_SEED s (database then $INBOX_DB_SIZE)."
   echo
-  echo "| Scenario | Conns | Service req/s | p50 ms | p99 ms | Errors | SQL floor tx/s | SQL p50 ms | SQL p99 ms | Service / SQL | Steal %, service / SQL |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  row_head
   for c in 4 16; do
     row "Inbox: page of 20 for one assignee, $SMALL_RUNS runs" $c inbox10k.svc.$c inbox10k.sql.$c
     row "Inbox: page of 20 for one assignee, $BIG_TOTAL runs" $c inbox1m.svc.$c inbox1m.sql.$c

@@ -839,6 +839,12 @@ ratio() {
   [ -n "$s" ] && [ -n "$f" ] && [ "$f" != 0 ] && awk -v s="$s" -v f="$f" 'BEGIN { printf "%.2f", s / f }' || printf '–'
 }
 
+# row_head: the head of a table of row() lines.
+row_head() {
+  echo "| Scenario | Conns | Service req/s | p50 ms | p99 ms | Errors | SQL floor tx/s | SQL p50 ms | SQL p99 ms | Service / SQL | Steal %, service / SQL |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+}
+
 row() {  # row <label> <conns> <service key> [floor key]
   local svc="$3" fl="${4:-}"
   if [ -n "$fl" ]; then
@@ -871,8 +877,7 @@ report() {
       "and requests spread round-robin over $NKEYS API keys of the team (pgbench: a random key of the same" \
       "$NKEYS), so each key's window stays small; scenario 6 runs on a second instance with a limit of 1."
     echo
-    echo "| Scenario | Conns | Service req/s | p50 ms | p99 ms | Errors | SQL floor tx/s | SQL p50 ms | SQL p99 ms | Service / SQL | Steal %, service / SQL |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    row_head
     row "1. Create a run (50 tasks × 3 fields, 5 pre-filled), fresh database" 4 create.svc.4 create.sql.4
     row "1. Create a run, fresh database" 16 create.svc.16 create.sql.16
     row "2. Complete a task (PATCH), a different open task each time" 4 complete.svc.4 complete.sql.4

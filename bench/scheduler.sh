@@ -177,8 +177,7 @@ scheduler_report() {
   echo "Schedules' list (S0; bench/scheduler.sh): the first page of 20 of the team's $SCHEDULE_PAGE_OF schedules." \
     "Target: the service at least 0.8 of its floor, p99 under 50 ms at 16 connections."
   echo
-  echo "| Scenario | Conns | Service req/s | p50 ms | p99 ms | Errors | SQL floor tx/s | SQL p50 ms | SQL p99 ms | Service / SQL | Steal %, service / SQL |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  row_head
   for c in 4 16; do
     row "S0. List schedules, page of 20" $c schedules.svc.$c schedules.sql.$c
   done

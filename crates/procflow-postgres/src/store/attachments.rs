@@ -12,7 +12,7 @@ use procflow_domain::values::{Cursor, Page, PageRequest};
 use uuid::Uuid;
 
 use super::page_rows::rows_to_fetch;
-use super::thread::{run_title, task, thread_of};
+use super::thread::thread_of;
 use super::transaction::Transaction;
 use super::{PgStore, append_events, not_found};
 use crate::error::{Failure, db_error};
@@ -88,8 +88,7 @@ impl AttachmentStore for PgStore {
         page: PageRequest,
     ) -> DomainResult<Page<Attachment>> {
         let mut conn = self.conn().await?;
-        run_title(&conn, team, run).await?;
-        task(&conn, team, run, task_id, false).await?;
+        thread_of(&conn, team, run, task_id, false).await?;
         let of_task = || {
             task_attachments::table
                 .filter(task_attachments::team_id.eq(team.as_uuid()))

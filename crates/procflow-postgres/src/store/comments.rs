@@ -13,7 +13,7 @@ use procflow_domain::values::{Cursor, Page, PageRequest};
 use uuid::Uuid;
 
 use super::page_rows::rows_to_fetch;
-use super::thread::{run_title, task, thread_of};
+use super::thread::thread_of;
 use super::transaction::Transaction;
 use super::{PgStore, append_events, not_found};
 use crate::error::{Failure, db_error};
@@ -90,8 +90,7 @@ async fn list_comments_on(
             None => false,
         };
         if !cursor_known {
-            run_title(conn, team, run).await?;
-            task(conn, team, run, task_id, false).await?;
+            thread_of(conn, team, run, task_id, false).await?;
             if page.cursor.is_some() {
                 return Err(Cursor::unknown().into());
             }

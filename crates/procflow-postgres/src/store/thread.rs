@@ -13,11 +13,7 @@ use crate::rows::run::RunTaskRow;
 use crate::schema::{run_tasks, runs};
 
 /// The run's title, or `NotFound(Run)`.
-pub(super) async fn run_title(
-    mut conn: &AsyncPgConnection,
-    team: TeamId,
-    run: RunId,
-) -> DomainResult<String> {
+async fn run_title(mut conn: &AsyncPgConnection, team: TeamId, run: RunId) -> DomainResult<String> {
     runs::table
         .filter(runs::team_id.eq(team.as_uuid()))
         .filter(runs::id.eq(run.as_uuid()))
@@ -31,7 +27,7 @@ pub(super) async fn run_title(
 
 /// The task, share-locked when `lock`: a change of it (hiding it) waits for the comment's
 /// transaction, and the comment for the change's.
-pub(super) async fn task(
+async fn task(
     mut conn: &AsyncPgConnection,
     team: TeamId,
     run: RunId,

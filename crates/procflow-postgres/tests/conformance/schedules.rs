@@ -156,12 +156,10 @@ async fn a_schedule_reads_back_lists_changes_and_is_scoped_to_its_team(env: Env)
         .await
         .unwrap();
     assert!(end.items.is_empty() && end.next_cursor.is_none());
-    for unknown in [Uuid::from_u128(7), created.id.as_uuid()] {
-        let team = if unknown == created.id.as_uuid() {
-            &env.other
-        } else {
-            &env.team
-        };
+    for (team, unknown) in [
+        (&env.team, Uuid::from_u128(7)),
+        (&env.other, created.id.as_uuid()),
+    ] {
         let refused = service
             .list(team, ScheduleFilter::default(), after(unknown))
             .await;

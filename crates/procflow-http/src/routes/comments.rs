@@ -33,7 +33,7 @@ pub async fn list(
         .comments()
         .list(&caller.team, run, task, query.page()?)
         .await?;
-    Ok(views::list(
+    Ok(views::list_written(
         &page,
         |item| item.id.as_uuid(),
         CommentView::from,

@@ -34,7 +34,7 @@ pub async fn list(
         .schedules()
         .list(&caller.team, query.filter()?, query.page()?)
         .await?;
-    Ok(views::list(
+    Ok(views::list_written(
         &page,
         |item| item.id.as_uuid(),
         ScheduleView::from,

@@ -1,4 +1,4 @@
-//! A listing's views (run tasks, inbox items, runs) written as JSON field by field, a task's
+//! A listing's views (run tasks, inbox items, runs, a thread's comments, schedules) written as JSON field by field, a task's
 //! stored elements copied into place.
 //!
 //! serde's derived `Serialize` through serde_json writes each field's key as a string to
@@ -11,8 +11,10 @@
 //! of task (`written/tests.rs`), and each writer destructures its view, so a field added to a
 //! view does not compile until its writer writes it.
 
+mod comment;
 mod hex_id;
 mod moment;
+mod schedule;
 
 use procflow_domain::actor::{Actor, Assignee};
 use serde::Serialize;

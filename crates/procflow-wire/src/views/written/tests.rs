@@ -86,7 +86,7 @@ fn listed(task: &RunTask, stored: &str) -> ListedTask {
 }
 
 /// The writer's bytes after `prefix`, and serde's.
-fn both<V: WriteJson>(view: &V, prefix: &[u8]) -> (String, String) {
+pub(super) fn both<V: WriteJson>(view: &V, prefix: &[u8]) -> (String, String) {
     let mut out = prefix.to_vec();
     write_json(view, &mut out).unwrap();
     let mut expected = prefix.to_vec();

@@ -96,6 +96,22 @@ impl SecondCounts {
     pub fn roll(&mut self, now: OffsetDateTime, window: Duration) {
         let n = seconds_of(window);
         let newest = self.newest.max(second_of(now));
+        if self.counts.len() == n {
+            // The same window moved forward `shift` seconds: in place, without the new vector
+            // of the general case (an admission rolls its key's window three times).
+            let shift = usize::try_from(newest.saturating_sub(self.newest))
+                .unwrap_or(usize::MAX)
+                .min(n);
+            self.counts.rotate_left(shift);
+            self.counts[n - shift..].fill(0);
+            self.newest = newest;
+            return;
+        }
+        self.rebuild(newest, n);
+    }
+
+    /// Rolls to `newest` with `n` counters, whatever the counters were before.
+    fn rebuild(&mut self, newest: i64, n: usize) {
         let old_len = i64::try_from(self.counts.len()).unwrap_or(i64::MAX);
         let first = newest.saturating_sub(i64::try_from(n).unwrap_or(i64::MAX) - 1);
         let rolled = (0..n)

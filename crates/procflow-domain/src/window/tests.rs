@@ -182,3 +182,22 @@ fn a_decision_from_the_counts_after_it_matches_admit() {
         assert_eq!(decided, again, "at {at} s");
     }
 }
+
+proptest::proptest! {
+    /// Rolling a full window in place moves its counters as rebuilding it does, whatever the
+    /// step: none (the same second), a few seconds, more than the window, or back in time.
+    #[test]
+    fn a_full_window_rolls_in_place_as_it_is_rebuilt(
+        counts in proptest::collection::vec(0_u32..1000, 60),
+        newest in -200_i64..200,
+        step in -100_i64..200,
+    ) {
+        let start = SecondCounts { newest: second_of(T0) + newest, counts };
+        let now = T0 + Duration::seconds(newest + step) + Duration::milliseconds(300);
+        let mut in_place = start.clone();
+        in_place.roll(now, MINUTE);
+        let mut rebuilt = start;
+        rebuilt.rebuild(rebuilt.newest.max(second_of(now)), 60);
+        proptest::prop_assert_eq!(in_place, rebuilt);
+    }
+}

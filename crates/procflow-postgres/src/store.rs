@@ -26,9 +26,11 @@ mod page_rows;
 mod plans;
 mod queue;
 mod rate_limits;
+mod recurrences;
 mod run_links;
 mod run_page;
 mod runs;
+mod schedule_page;
 mod schedules;
 mod seconds;
 mod shared;
@@ -43,6 +45,7 @@ mod task_write;
 mod teams;
 mod templates;
 mod thread;
+mod thread_page;
 mod transaction;
 mod unnest;
 mod webhooks;
@@ -76,6 +79,7 @@ pub struct PgStore {
     worker_pools: std::sync::Arc<std::sync::Mutex<Vec<WeakPgPool>>>,
     signal: std::sync::Arc<signal::Signal>,
     plans: std::sync::Arc<plans::Plans>,
+    recurrences: std::sync::Arc<recurrences::Recurrences>,
     known_tokens: std::sync::Arc<directory::KnownTokens>,
     documents: std::sync::Arc<documents::Documents>,
     /// The pool's connection shared by statements that commit alone (`shared.rs`): each
@@ -108,6 +112,7 @@ impl PgStore {
             worker_pools: std::sync::Arc::default(),
             signal: std::sync::Arc::default(),
             plans: std::sync::Arc::default(),
+            recurrences: std::sync::Arc::default(),
             known_tokens: std::sync::Arc::default(),
             documents: std::sync::Arc::default(),
         })
@@ -164,6 +169,7 @@ impl PgStore {
             worker_pools,
             signal: self.signal.clone(),
             plans: self.plans.clone(),
+            recurrences: self.recurrences.clone(),
             known_tokens: self.known_tokens.clone(),
             documents: self.documents.clone(),
             shared: std::sync::Arc::new(shared),

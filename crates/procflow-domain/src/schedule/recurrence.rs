@@ -109,7 +109,8 @@ impl fmt::Display for Timezone {
 }
 
 /// A checked recurrence: its text as the client wrote it, its timezone, and the rule set that
-/// computes its occurrences.
+/// computes its occurrences (shared by its clones: a store may keep the recurrences it read
+/// rather than check the same text again).
 ///
 /// ```
 /// use procflow_domain::schedule::{Recurrence, Timezone};
@@ -128,7 +129,7 @@ impl fmt::Display for Timezone {
 pub struct Recurrence {
     text: String,
     timezone: Timezone,
-    set: rrule::RRuleSet,
+    set: std::sync::Arc<rrule::RRuleSet>,
 }
 
 impl fmt::Debug for Recurrence {
@@ -224,7 +225,7 @@ impl Recurrence {
         let recurrence = Self {
             text: text.to_owned(),
             timezone,
-            set,
+            set: std::sync::Arc::new(set),
         };
         if recurrence.occurrences().next().is_none() {
             return Err(refuse("RRULE: the rule has no occurrence"));
@@ -304,7 +305,8 @@ impl Recurrence {
     }
 
     fn occurrences(&self) -> impl Iterator<Item = OffsetDateTime> + '_ {
-        (&self.set)
+        self.set
+            .as_ref()
             .into_iter()
             .filter_map(|at| OffsetDateTime::from_unix_timestamp(at.timestamp()).ok())
     }

@@ -1,7 +1,7 @@
 //! Rows of `schedules`.
 
 use diesel::prelude::*;
-use procflow_domain::error::DomainError;
+use procflow_domain::error::{DomainError, ValidationError};
 use procflow_domain::ids::{RunId, ScheduleId, TeamId, TemplateId};
 use procflow_domain::schedule::{Recurrence, Schedule, ScheduleFailure, ScheduledRun, Timezone};
 use serde_json::Value;
@@ -62,11 +62,16 @@ impl ScheduleRow {
         }
     }
 
-    pub(crate) fn into_domain(self) -> Result<Schedule, DomainError> {
+    /// The schedule, its recurrence checked by `check` (`Recurrence::parse`, or a store's
+    /// kept recurrences).
+    pub(crate) fn into_domain(
+        self,
+        check: impl Fn(&str, Timezone) -> Result<Recurrence, ValidationError>,
+    ) -> Result<Schedule, DomainError> {
         let timezone =
             Timezone::parse(&self.timezone).map_err(|e| corrupt("schedule timezone", e))?;
-        let recurrence = Recurrence::parse(&self.recurrence, timezone)
-            .map_err(|e| corrupt("schedule recurrence", e))?;
+        let recurrence =
+            check(&self.recurrence, timezone).map_err(|e| corrupt("schedule recurrence", e))?;
         let run: ScheduledRun =
             serde_json::from_value(self.run).map_err(|e| corrupt("schedule run", e))?;
         let last_error = self

@@ -35,4 +35,28 @@ macro_rules! run_section_columns {
     };
 }
 
-pub(super) use {run_columns, run_section_columns, run_task_columns};
+/// `CommentRow`'s selection (`CommentRow::as_select()`).
+macro_rules! comment_columns {
+    () => {
+        "\"task_comments\".\"team_id\", \"task_comments\".\"id\", \"task_comments\".\"run_id\", \
+\"task_comments\".\"task_id\", \"task_comments\".\"author\", \"task_comments\".\"author_email\", \
+\"task_comments\".\"body\", \"task_comments\".\"mentions\", \"task_comments\".\"deleted\", \
+\"task_comments\".\"created_at\", \"task_comments\".\"edited_at\", \"task_comments\".\"attachment_ids\""
+    };
+}
+
+/// `ScheduleRow`'s selection (`ScheduleRow::as_select()`).
+macro_rules! schedule_columns {
+    () => {
+        "\"schedules\".\"team_id\", \"schedules\".\"id\", \"schedules\".\"template_id\", \
+\"schedules\".\"name\", \"schedules\".\"recurrence\", \"schedules\".\"timezone\", \
+\"schedules\".\"enabled\", \"schedules\".\"run\", \"schedules\".\"next_run_at\", \
+\"schedules\".\"last_run_at\", \"schedules\".\"last_run_id\", \"schedules\".\"last_error\", \
+\"schedules\".\"missed_count\", \"schedules\".\"revision\", \"schedules\".\"created_at\", \
+\"schedules\".\"updated_at\""
+    };
+}
+
+pub(super) use {
+    comment_columns, run_columns, run_section_columns, run_task_columns, schedule_columns,
+};

@@ -12,8 +12,9 @@ use procflow_domain::ports::{CommentDecision, CommentEdit, CommentStore};
 use procflow_domain::values::{Cursor, Page, PageRequest};
 use uuid::Uuid;
 
-use super::page_rows::rows_to_fetch;
+use super::page_rows::{collect_page, rows_to_fetch};
 use super::thread::thread_of;
+use super::thread_page::FirstComments;
 use super::transaction::Transaction;
 use super::{PgStore, append_events, not_found};
 use crate::error::{Failure, db_error};
@@ -66,19 +67,26 @@ async fn list_comments_on(
             .filter(task_comments::id.eq(cursor.id()))
             .select(task_comments::id)
     };
-    let mut query = thread();
-    if let Some(cursor) = page.cursor {
-        query = query
-            .filter(task_comments::id.gt(cursor.id()))
-            .filter(exists(cursor_in_thread(cursor)));
+    let limit = rows_to_fetch(page.limit);
+    let rows: Vec<CommentRow> = match page.cursor {
+        None => {
+            let rows = FirstComments::new(team.as_uuid(), run.as_uuid(), task_id.as_uuid(), limit)
+                .load_stream(&mut conn)
+                .await;
+            collect_page(rows, page.limit).await
+        }
+        Some(cursor) => {
+            thread()
+                .filter(task_comments::id.gt(cursor.id()))
+                .filter(exists(cursor_in_thread(cursor)))
+                .order(task_comments::id)
+                .limit(limit)
+                .select(CommentRow::as_select())
+                .load(&mut conn)
+                .await
+        }
     }
-    let rows: Vec<CommentRow> = query
-        .order(task_comments::id)
-        .limit(rows_to_fetch(page.limit))
-        .select(CommentRow::as_select())
-        .load(&mut conn)
-        .await
-        .map_err(db_error)?;
+    .map_err(db_error)?;
     if rows.is_empty() {
         let cursor_known = match page.cursor {
             Some(cursor) => cursor_in_thread(cursor)

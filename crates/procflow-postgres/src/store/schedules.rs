@@ -16,19 +16,24 @@ use procflow_domain::values::{Cursor, Page, PageRequest};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::page_rows::rows_to_fetch;
+use super::page_rows::{collect_page, rows_to_fetch};
+use super::recurrences::Recurrences;
 use super::runs::insert_run;
+use super::schedule_page::FirstSchedules;
 use super::{PgStore, append_events, not_found};
 use crate::error::{Failure, db_error};
 use crate::rows::schedule::{ScheduleRow, failure_json};
 use crate::schema::{schedule_occurrences, schedules};
 
-fn rows_into_domain(rows: Vec<ScheduleRow>) -> DomainResult<Vec<Schedule>> {
-    rows.into_iter().map(ScheduleRow::into_domain).collect()
+fn rows_into_domain(rows: Vec<ScheduleRow>, kept: &Recurrences) -> DomainResult<Vec<Schedule>> {
+    rows.into_iter()
+        .map(|row| row.into_domain(|text, zone| kept.read(text, zone)))
+        .collect()
 }
 
 async fn get_schedule_on(
     mut conn: &AsyncPgConnection,
+    kept: &Recurrences,
     team: TeamId,
     id: ScheduleId,
 ) -> DomainResult<Schedule> {
@@ -41,13 +46,14 @@ async fn get_schedule_on(
         .optional()
         .map_err(db_error)?
         .ok_or(not_found(Resource::Schedule))?
-        .into_domain()
+        .into_domain(|text, zone| kept.read(text, zone))
 }
 
 /// A page of the team's schedules in one statement, the cursor's existence checked in it (as
 /// a page of runs does); only an empty page after a cursor asks whether the cursor is known.
 async fn list_schedules_on(
     mut conn: &AsyncPgConnection,
+    kept: &Recurrences,
     team: TeamId,
     filter: ScheduleFilter,
     page: PageRequest,
@@ -59,27 +65,35 @@ async fn list_schedules_on(
             .select(schedules::id)
             .into_boxed()
     };
-    let mut query = schedules::table
-        .filter(schedules::team_id.eq(team.as_uuid()))
-        .into_boxed();
-    if let Some(template) = filter.template_id {
-        query = query.filter(schedules::template_id.eq(template.as_uuid()));
+    let limit = rows_to_fetch(page.limit);
+    let rows: Vec<ScheduleRow> = if filter == ScheduleFilter::default() && page.cursor.is_none() {
+        let rows = FirstSchedules::new(team.as_uuid(), limit)
+            .load_stream(&mut conn)
+            .await;
+        collect_page(rows, page.limit).await
+    } else {
+        let mut query = schedules::table
+            .filter(schedules::team_id.eq(team.as_uuid()))
+            .into_boxed();
+        if let Some(template) = filter.template_id {
+            query = query.filter(schedules::template_id.eq(template.as_uuid()));
+        }
+        if let Some(enabled) = filter.enabled {
+            query = query.filter(schedules::enabled.eq(enabled));
+        }
+        if let Some(cursor) = page.cursor {
+            query = query
+                .filter(schedules::id.gt(cursor.id()))
+                .filter(exists(cursor_known(cursor)));
+        }
+        query
+            .order(schedules::id)
+            .limit(limit)
+            .select(ScheduleRow::as_select())
+            .load(&mut conn)
+            .await
     }
-    if let Some(enabled) = filter.enabled {
-        query = query.filter(schedules::enabled.eq(enabled));
-    }
-    if let Some(cursor) = page.cursor {
-        query = query
-            .filter(schedules::id.gt(cursor.id()))
-            .filter(exists(cursor_known(cursor)));
-    }
-    let rows: Vec<ScheduleRow> = query
-        .order(schedules::id)
-        .limit(rows_to_fetch(page.limit))
-        .select(ScheduleRow::as_select())
-        .load(&mut conn)
-        .await
-        .map_err(db_error)?;
+    .map_err(db_error)?;
     if rows.is_empty()
         && let Some(cursor) = page.cursor
     {
@@ -93,7 +107,7 @@ async fn list_schedules_on(
         }
     }
     Ok(Page::from_fetched(
-        rows_into_domain(rows)?,
+        rows_into_domain(rows, kept)?,
         page.limit,
         |s| s.id.as_uuid(),
     ))
@@ -119,7 +133,12 @@ impl ScheduleStore for PgStore {
     }
 
     async fn get_schedule(&self, team: TeamId, id: ScheduleId) -> DomainResult<Schedule> {
-        super::shared::on_shared!(self, |conn| get_schedule_on(conn, team, id))
+        super::shared::on_shared!(self, |conn| get_schedule_on(
+            conn,
+            &self.recurrences,
+            team,
+            id
+        ))
     }
 
     async fn list_schedules(
@@ -128,7 +147,13 @@ impl ScheduleStore for PgStore {
         filter: ScheduleFilter,
         page: PageRequest,
     ) -> DomainResult<Page<Schedule>> {
-        super::shared::on_shared!(self, |conn| list_schedules_on(conn, team, filter, page))
+        super::shared::on_shared!(self, |conn| list_schedules_on(
+            conn,
+            &self.recurrences,
+            team,
+            filter,
+            page
+        ))
     }
 
     async fn replace_schedule(
@@ -188,7 +213,7 @@ impl ScheduleStore for PgStore {
             .load(&mut conn)
             .await
             .map_err(db_error)?;
-        rows_into_domain(rows)
+        rows_into_domain(rows, &self.recurrences)
     }
 
     async fn settle_occurrence(&self, settlement: &Settlement) -> DomainResult<bool> {

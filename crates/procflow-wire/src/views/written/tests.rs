@@ -295,3 +295,45 @@ fn a_listed_run_is_written_byte_for_byte_as_its_view_serialises_it() {
         .collect();
     assert_eq!(forms, [(0, 0, false), (1, 1, true), (2, 0, false)]);
 }
+
+/// A text takes the copy only when serde_json would write it unchanged between quotes, and is
+/// then written as serde_json writes it: every ASCII character, some beyond, texts long enough
+/// for the check's vector instructions with the character to escape last.
+#[test]
+fn a_text_is_copied_exactly_when_serde_json_escapes_nothing_in_it() {
+    let mut samples: Vec<String> = (0_u32..0x80)
+        .chain([0xA0, 0xE9, 0x2028, 0x2029, 0xFEFF, 0x1_F600])
+        .filter_map(char::from_u32)
+        .map(|c| format!("a{c}b"))
+        .collect();
+    samples.extend([
+        String::new(),
+        "x".repeat(1000),
+        "x".repeat(1000) + "\"",
+        "x".repeat(999) + "\u{1f}",
+        "x".repeat(64) + "\\" + &"y".repeat(64),
+        "é".repeat(7),
+        "é😀\u{7f}/€".repeat(3),
+    ]);
+    // Each character to escape at each place of texts shorter and longer than a vector.
+    for len in 1..40 {
+        for at in 0..len {
+            for c in ['"', '\\', '\u{0}', '\u{1f}', ' ', '\u{80}'] {
+                let mut sample: Vec<char> = vec!['k'; len];
+                sample[at] = c;
+                samples.push(sample.into_iter().collect());
+            }
+        }
+    }
+    for sample in samples {
+        let by_serde = serde_json::to_string(&sample).unwrap();
+        assert_eq!(
+            super::needs_escaping(sample.as_bytes()),
+            by_serde != format!("\"{sample}\""),
+            "{sample:?}"
+        );
+        let mut out = b"[".to_vec();
+        super::text(&mut out, &sample).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), format!("[{by_serde}"));
+    }
+}

@@ -18,6 +18,7 @@ mod schedule;
 
 use procflow_domain::actor::{Actor, Assignee};
 use serde::Serialize;
+use uuid::Uuid;
 
 use self::hex_id::write_id;
 use self::moment::write_moment;
@@ -84,14 +85,9 @@ impl WriteJson for RunTaskListView<'_> {
         write_id(out, template_task_id.as_uuid());
         out.extend_from_slice(b",\"ref\":");
         optional(out, reference.as_deref(), text)?;
-        out.extend_from_slice(b",\"depends_on\":[");
-        for (n, task) in depends_on.iter().enumerate() {
-            if n > 0 {
-                out.push(b',');
-            }
-            write_id(out, task.as_uuid());
-        }
-        out.extend_from_slice(b"],\"hidden\":");
+        out.extend_from_slice(b",\"depends_on\":");
+        ids(out, depends_on.iter().map(|task| task.as_uuid()));
+        out.extend_from_slice(b",\"hidden\":");
         boolean(out, *hidden);
         out.extend_from_slice(b",\"blocked\":");
         boolean(out, *blocked);
@@ -229,6 +225,18 @@ impl WriteJson for RunSectionView<'_> {
         out.extend_from_slice(b",\"color\":");
         optional(out, color.as_deref(), text)
     }
+}
+
+/// A list of ids, as `Vec<Uuid>`'s `Serialize` writes it.
+fn ids(out: &mut Vec<u8>, ids: impl IntoIterator<Item = Uuid>) {
+    out.push(b'[');
+    for (n, id) in ids.into_iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        write_id(out, id);
+    }
+    out.push(b']');
 }
 
 fn boolean(out: &mut Vec<u8>, value: bool) {

@@ -3,7 +3,7 @@
 //! escaping (`docs/performance.md`, "A thread's comments and the schedules written field by
 //! field").
 
-use super::{WriteJson, boolean, optional, serialized, text, write_id, write_moment};
+use super::{WriteJson, boolean, ids, optional, serialized, text, write_id, write_moment};
 use crate::events::Person;
 use crate::views::CommentView;
 
@@ -31,14 +31,9 @@ impl WriteJson for CommentView<'_> {
         person(out, author)?;
         out.extend_from_slice(b",\"text\":");
         text(out, said)?;
-        out.extend_from_slice(b",\"mentions\":[");
-        for (n, user) in mentions.iter().enumerate() {
-            if n > 0 {
-                out.push(b',');
-            }
-            write_id(out, user.as_uuid());
-        }
-        out.extend_from_slice(b"],\"attachments\":");
+        out.extend_from_slice(b",\"mentions\":");
+        ids(out, mentions.iter().map(|user| user.as_uuid()));
+        out.extend_from_slice(b",\"attachments\":");
         serialized(out, attachments)?;
         out.extend_from_slice(b",\"deleted\":");
         boolean(out, *deleted);

@@ -49,8 +49,26 @@ async fn get_schedule_on(
         .into_domain(|text, zone| kept.read(text, zone))
 }
 
+/// The team's schedules that pass `filter`, boxed to be narrowed further.
+fn filtered(
+    team: TeamId,
+    filter: ScheduleFilter,
+) -> schedules::BoxedQuery<'static, diesel::pg::Pg> {
+    let mut query = schedules::table
+        .filter(schedules::team_id.eq(team.as_uuid()))
+        .into_boxed();
+    if let Some(template) = filter.template_id {
+        query = query.filter(schedules::template_id.eq(template.as_uuid()));
+    }
+    if let Some(enabled) = filter.enabled {
+        query = query.filter(schedules::enabled.eq(enabled));
+    }
+    query
+}
+
 /// A page of the team's schedules in one statement, the cursor's existence checked in it (as
 /// a page of runs does); only an empty page after a cursor asks whether the cursor is known.
+/// A cursor must name a schedule of the filtered list (API contract 3), as the runs' does.
 async fn list_schedules_on(
     mut conn: &AsyncPgConnection,
     kept: &Recurrences,
@@ -59,11 +77,9 @@ async fn list_schedules_on(
     page: PageRequest,
 ) -> DomainResult<Page<Schedule>> {
     let cursor_known = |cursor: Cursor| {
-        schedules::table
-            .filter(schedules::team_id.eq(team.as_uuid()))
+        filtered(team, filter)
             .filter(schedules::id.eq(cursor.id()))
             .select(schedules::id)
-            .into_boxed()
     };
     let limit = rows_to_fetch(page.limit);
     let rows: Vec<ScheduleRow> = if filter == ScheduleFilter::default() && page.cursor.is_none() {
@@ -72,15 +88,7 @@ async fn list_schedules_on(
             .await;
         collect_page(rows, page.limit).await
     } else {
-        let mut query = schedules::table
-            .filter(schedules::team_id.eq(team.as_uuid()))
-            .into_boxed();
-        if let Some(template) = filter.template_id {
-            query = query.filter(schedules::template_id.eq(template.as_uuid()));
-        }
-        if let Some(enabled) = filter.enabled {
-            query = query.filter(schedules::enabled.eq(enabled));
-        }
+        let mut query = filtered(team, filter);
         if let Some(cursor) = page.cursor {
             query = query
                 .filter(schedules::id.gt(cursor.id()))

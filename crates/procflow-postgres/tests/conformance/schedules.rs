@@ -119,6 +119,27 @@ async fn a_schedule_reads_back_lists_changes_and_is_scoped_to_its_team(env: Env)
         .await
         .unwrap();
     assert_eq!(enabled.items, std::slice::from_ref(&created));
+    // A cursor must name a schedule of the filtered list: the disabled one is none of the
+    // enabled ones', though it is the team's (API contract 3).
+    for (enabled, cursor) in [(true, second.id), (false, created.id)] {
+        let refused = service
+            .list(
+                &env.team,
+                ScheduleFilter {
+                    enabled: Some(enabled),
+                    ..ScheduleFilter::default()
+                },
+                PageRequest {
+                    limit: Limit::new(10).unwrap(),
+                    cursor: Some(Cursor::after(cursor.as_uuid())),
+                },
+            )
+            .await;
+        assert!(
+            matches!(refused, Err(DomainError::Validation(_))),
+            "enabled {enabled}: {refused:?}"
+        );
+    }
     let first_page = service
         .list(
             &env.team,

@@ -17,6 +17,7 @@ pub(crate) mod webhook;
 use procflow_domain::error::DomainError;
 use procflow_domain::ids::SectionId;
 use procflow_domain::template::Section;
+use procflow_domain::values::Color;
 use uuid::Uuid;
 
 use crate::error::corrupt;
@@ -52,6 +53,8 @@ pub(crate) fn section(
         title,
         description,
         order: to_u32("section position", position)?,
-        color: color.map(|c| parse("section colour", &c)).transpose()?,
+        color: color
+            .map(|c| Color::try_from(c).map_err(|e| corrupt("section colour", e)))
+            .transpose()?,
     })
 }

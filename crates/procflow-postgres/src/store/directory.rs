@@ -74,9 +74,27 @@ pub(super) async fn enter(
 /// so what is remembered stays true (a key revoked, a link voided or a row gone is still told
 /// by the token's own row, read on every request). It keeps an admission, or a guest page,
 /// as few statements as before the directory once a process knows the token.
+///
+/// One map per kind, keyed by the digest's text, so that a look-up borrows the text it is
+/// given: the admission asks on every request, and building an owned key each time (with the
+/// digest's hex) was about 1 % of a cheap read's instructions.
 #[derive(Default)]
 pub(super) struct KnownTokens {
-    teams: Mutex<HashMap<(TokenKind, String), Uuid>>,
+    teams: Mutex<[HashMap<String, Uuid>; TokenKind::COUNT]>,
+}
+
+impl TokenKind {
+    /// How many kinds there are: the maps [`KnownTokens`] keeps.
+    const COUNT: usize = 3;
+
+    /// This kind's map in [`KnownTokens`].
+    const fn index(self) -> usize {
+        match self {
+            Self::ApiKey => 0,
+            Self::ShareLink => 1,
+            Self::RunLink => 2,
+        }
+    }
 }
 
 impl KnownTokens {
@@ -88,13 +106,13 @@ impl KnownTokens {
     /// transaction that entered it committed).
     pub(super) fn remember(&self, kind: TokenKind, digest: &str, team: Uuid) {
         let mut teams = self.lock();
-        if teams.len() >= Self::CAPACITY {
-            teams.clear();
+        if teams.iter().map(HashMap::len).sum::<usize>() >= Self::CAPACITY {
+            teams.iter_mut().for_each(HashMap::clear);
         }
-        teams.insert((kind, digest.to_owned()), team);
+        teams[kind.index()].insert(digest.to_owned(), team);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(TokenKind, String), Uuid>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, [HashMap<String, Uuid>; TokenKind::COUNT]> {
         self.teams.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -106,7 +124,7 @@ impl KnownTokens {
         kind: TokenKind,
         digest: &str,
     ) -> QueryResult<Option<Uuid>> {
-        if let Some(team) = self.lock().get(&(kind, digest.to_owned())).copied() {
+        if let Some(team) = self.lock()[kind.index()].get(digest).copied() {
             return Ok(Some(team));
         }
         let team = team_of(conn, kind, digest).await?;
@@ -114,5 +132,69 @@ impl KnownTokens {
             self.remember(kind, digest, team);
         }
         Ok(team)
+    }
+
+    /// The team of the API key whose hash is `key_hash`, as [`team_of`](Self::team_of) finds
+    /// it; the hash's hex is written on the stack, not in a new string, on every admission.
+    pub(super) async fn api_key_team(
+        &self,
+        conn: &AsyncPgConnection,
+        key_hash: &[u8; 32],
+    ) -> QueryResult<Option<Uuid>> {
+        let mut hex = [0u8; 64];
+        // The output is exactly twice the input's length, so this cannot fail; and hex
+        // digits are ASCII, so neither can the text.
+        hex::encode_to_slice(key_hash, &mut hex)
+            .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))?;
+        let digest = std::str::from_utf8(&hex)
+            .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))?;
+        self.team_of(conn, TokenKind::ApiKey, digest).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remembered_token_is_found_under_its_kind_alone() {
+        let known = KnownTokens::default();
+        let team = Uuid::from_u128(1);
+        known.remember(TokenKind::ShareLink, "ab12", team);
+        let teams = known.lock();
+        assert_eq!(teams[TokenKind::ShareLink.index()].get("ab12"), Some(&team));
+        for kind in [TokenKind::ApiKey, TokenKind::RunLink] {
+            assert_eq!(teams[kind.index()].get("ab12"), None, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn the_memory_is_cleared_once_full_whatever_the_kinds() {
+        let known = KnownTokens::default();
+        let team = Uuid::from_u128(1);
+        for n in 0..KnownTokens::CAPACITY {
+            let kind = [TokenKind::ApiKey, TokenKind::ShareLink, TokenKind::RunLink][n % 3];
+            known.remember(kind, &n.to_string(), team);
+        }
+        assert_eq!(
+            known.lock().iter().map(HashMap::len).sum::<usize>(),
+            KnownTokens::CAPACITY
+        );
+        known.remember(TokenKind::RunLink, "one more", team);
+        let teams = known.lock();
+        assert_eq!(teams.iter().map(HashMap::len).sum::<usize>(), 1);
+        assert_eq!(
+            teams[TokenKind::RunLink.index()].get("one more"),
+            Some(&team)
+        );
+    }
+
+    #[test]
+    fn each_kind_has_a_map_of_its_own() {
+        let kinds = [TokenKind::ApiKey, TokenKind::ShareLink, TokenKind::RunLink];
+        let mut indexes: Vec<usize> = kinds.iter().map(|k| k.index()).collect();
+        indexes.sort_unstable();
+        indexes.dedup();
+        assert_eq!(indexes, (0..TokenKind::COUNT).collect::<Vec<_>>());
     }
 }

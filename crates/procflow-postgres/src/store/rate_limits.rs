@@ -30,7 +30,6 @@ use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use super::PgStore;
-use super::directory::TokenKind;
 use super::seconds::stored_counts;
 use crate::error::db_error;
 use crate::rows::team::{ApiKeyRow, TeamRow};
@@ -281,7 +280,7 @@ impl PgStore {
     ) -> DomainResult<Option<Admission>> {
         let Some(team) = self
             .known_tokens
-            .team_of(conn, TokenKind::ApiKey, &hex::encode(key_hash))
+            .api_key_team(conn, key_hash)
             .await
             .map_err(db_error)?
         else {

@@ -23,7 +23,7 @@ impl TeamStore for PgStore {
         let conn = self.conn().await?;
         let Some(team) = self
             .known_tokens
-            .team_of(&conn, TokenKind::ApiKey, &hex::encode(key_hash))
+            .api_key_team(&conn, key_hash)
             .await
             .map_err(db_error)?
         else {

@@ -136,45 +136,69 @@ impl Query for AdmitQuery<'_> {
     type SqlType = Untyped;
 }
 
-/// `ADMIT` cut at its binds, once: the text before the first, then each bind's number with
-/// the text after it. Cutting it on every execution (three walks of the statement each) was
-/// a tenth of the admission's instructions.
-static ADMIT_PARTS: LazyLock<(&'static str, Vec<(&'static str, &'static str)>)> =
-    LazyLock::new(|| {
-        let mut parts = ADMIT.split('$');
-        let head = parts.next().unwrap_or_default();
-        let binds = parts
-            .map(|part| {
-                part.split_at(
-                    part.find(|c: char| !c.is_ascii_digit())
-                        .unwrap_or(part.len()),
-                )
-            })
-            .collect();
-        (head, binds)
-    });
+/// A piece of `ADMIT` as it is sent: text, or the bind of one of its six `$n`.
+#[derive(Debug, PartialEq, Eq)]
+enum Piece {
+    Sql(String),
+    Bind(u8),
+}
+
+/// `ADMIT` cut at its binds, once. Each of its `$n` is bound once, where it first appears: the
+/// statement goes out with its parameters numbered in that order, and every later `$n` is
+/// written as the number its bind was given. Binding each appearance (17 for six values) cost
+/// a twentieth of the admission's instructions and sent PostgreSQL eleven values twice over.
+/// Consecutive text is one piece: the statement's text goes in seven pushes.
+static ADMIT_PIECES: LazyLock<Vec<Piece>> = LazyLock::new(|| {
+    let mut parts = ADMIT.split('$');
+    let mut pieces = vec![Piece::Sql(parts.next().unwrap_or_default().to_owned())];
+    let mut order: Vec<u8> = Vec::new();
+    let text = |pieces: &mut Vec<Piece>, more: &str| match pieces.last_mut() {
+        Some(Piece::Sql(sql)) => sql.push_str(more),
+        _ => pieces.push(Piece::Sql(more.to_owned())),
+    };
+    for part in parts {
+        let digits = part
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(part.len());
+        let (number, rest) = part.split_at(digits);
+        // ADMIT names $1 to $6 alone (a test checks it); anything else stays text and fails
+        // at PostgreSQL, as a typo in the statement would.
+        let Some(n) = number.parse::<u8>().ok() else {
+            text(&mut pieces, &format!("${number}"));
+            text(&mut pieces, rest);
+            continue;
+        };
+        match order.iter().position(|seen| *seen == n) {
+            Some(at) => text(&mut pieces, &format!("${}", at + 1)),
+            None => {
+                order.push(n);
+                pieces.push(Piece::Bind(n));
+            }
+        }
+        text(&mut pieces, rest);
+    }
+    pieces
+});
 
 impl QueryFragment<Pg> for AdmitQuery<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> diesel::QueryResult<()> {
-        // The binds are numbered in the order they are pushed, so each `$n` of ADMIT is pushed
-        // where it stands (a name used twice is bound twice).
-        let (head, binds) = &*ADMIT_PARTS;
-        out.push_sql(head);
-        for (number, rest) in binds {
-            match *number {
-                "1" => out.push_bind_param::<Bytea, _>(&self.key_hash)?,
-                "2" => out.push_bind_param::<BigInt, _>(&self.second)?,
-                "3" => out.push_bind_param::<BigInt, _>(&self.lim)?,
-                "4" => out.push_bind_param::<BigInt, _>(&self.seconds)?,
-                "5" => out.push_bind_param::<Text, _>(self.active)?,
-                "6" => out.push_bind_param::<SqlUuid, _>(&self.team)?,
-                _ => {
+        // diesel numbers the binds in the order they are pushed, which is the order
+        // ADMIT_PIECES numbered them in.
+        for piece in &*ADMIT_PIECES {
+            match piece {
+                Piece::Sql(sql) => out.push_sql(sql),
+                Piece::Bind(1) => out.push_bind_param::<Bytea, _>(&self.key_hash)?,
+                Piece::Bind(2) => out.push_bind_param::<BigInt, _>(&self.second)?,
+                Piece::Bind(3) => out.push_bind_param::<BigInt, _>(&self.lim)?,
+                Piece::Bind(4) => out.push_bind_param::<BigInt, _>(&self.seconds)?,
+                Piece::Bind(5) => out.push_bind_param::<Text, _>(self.active)?,
+                Piece::Bind(6) => out.push_bind_param::<SqlUuid, _>(&self.team)?,
+                Piece::Bind(number) => {
                     return Err(diesel::result::Error::QueryBuilderError(
                         format!("unexpected ${number} in the admission statement").into(),
                     ));
                 }
             }
-            out.push_sql(rest);
         }
         Ok(())
     }
@@ -343,7 +367,64 @@ impl PgStore {
 
 #[cfg(test)]
 mod tests {
-    use super::ADMIT;
+    use diesel::pg::Pg;
+    use uuid::Uuid;
+
+    use super::{ADMIT, ADMIT_PIECES, AdmitQuery, Piece};
+
+    /// The statement sent binds each of its six values once, and is ADMIT: with each `$k` it
+    /// sends read as the value bound `k`-th, it is ADMIT with each `$n` read as value `n`.
+    #[test]
+    fn the_admission_sends_each_value_once_in_the_statement_it_names() {
+        let query = AdmitQuery {
+            key_hash: &[],
+            second: 222,
+            lim: 333,
+            seconds: 444,
+            active: "active",
+            team: Uuid::from_u128(0x666),
+        };
+        let values = [
+            "[]",
+            "222",
+            "333",
+            "444",
+            "\"active\"",
+            "00000000-0000-0000-0000-000000000666",
+        ];
+        let shown = diesel::debug_query::<Pg, _>(&query).to_string();
+        let (sql, binds) = shown
+            .split_once(" -- binds: ")
+            .expect("debug_query shows its binds");
+        let binds: Vec<&str> = binds
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .split(", ")
+            .collect();
+        assert_eq!(binds.len(), 6, "{binds:?}");
+        let read = |sql: &str, value: &dyn Fn(usize) -> String| {
+            let mut parts = sql.split('$');
+            let mut out = parts.next().unwrap_or_default().to_owned();
+            for part in parts {
+                let digits = part
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(part.len());
+                let (number, rest) = part.split_at(digits);
+                out.push_str(&value(number.parse().expect("a bind number")));
+                out.push_str(rest);
+            }
+            out
+        };
+        assert_eq!(
+            read(sql, &|k| binds[k - 1].to_owned()),
+            read(ADMIT, &|n| values[n - 1].to_owned())
+        );
+        let texts = ADMIT_PIECES
+            .iter()
+            .filter(|p| matches!(p, Piece::Sql(_)))
+            .count();
+        assert_eq!(texts, 7, "text between the six binds, and before the first");
+    }
 
     #[test]
     fn the_admission_statement_names_only_its_six_binds_each_at_least_once() {

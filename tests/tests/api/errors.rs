@@ -74,6 +74,12 @@ async fn an_unknown_route_is_404_in_the_envelope() {
         "/api/v1/nope",
         "/api/v2/process-runs",
         "/api/v1/process-runs/a/b/c/d",
+        // Below a task (its paths are one scope in the route table): nothing there but its
+        // own, and a trailing slash is another path.
+        "/api/v1/process-runs/a/tasks/b/c",
+        "/api/v1/process-runs/a/tasks/b/",
+        "/api/v1/process-runs/a/tasks/b/comments/c",
+        "/api/v1/process-runs/a/tasks/b/commentsx",
         "/",
         "/favicon.ico",
     ] {
@@ -103,6 +109,14 @@ async fn a_wrong_method_on_a_known_route_is_405_in_the_envelope() {
         (
             Method::DELETE,
             format!("/api/v1/process-runs/{run_id}/tasks/{task}"),
+        ),
+        (
+            Method::PUT,
+            format!("/api/v1/process-runs/{run_id}/tasks/{task}/comments"),
+        ),
+        (
+            Method::PATCH,
+            format!("/api/v1/process-runs/{run_id}/tasks/{task}/attachments"),
         ),
         (
             Method::GET,

@@ -28,6 +28,15 @@ async fn metrics_count_requests_by_route_pattern_and_report_the_store() {
         app.start_run(&json!({"template_id": app.template.id}))
             .await;
     }
+    // A task and its thread, mounted in a scope of their own, are labelled by their whole
+    // pattern.
+    let run = app.start_demo_run().await;
+    let task = app.task_id(&run, "Say hello").await;
+    let thread = format!("/api/v1/process-runs/{run}/tasks/{task}/comments");
+    app.get(&thread).await.assert_status(200);
+    app.get(&format!("/api/v1/process-runs/{run}/tasks/{task}"))
+        .await
+        .assert_status(200);
 
     let reply = scrape(&app).await;
     assert!(
@@ -44,6 +53,17 @@ async fn metrics_count_requests_by_route_pattern_and_report_the_store() {
         created >= created_before + 2.0,
         "{created} after {created_before}"
     );
+    for route in [
+        "/api/v1/process-runs/{id}/tasks/{task_id}/comments",
+        "/api/v1/process-runs/{id}/tasks/{task_id}",
+    ] {
+        let listed =
+            format!(r#"procflow_http_requests_total{{method="GET",route="{route}",status="200"}}"#);
+        assert!(
+            sample(&text, &listed).is_some_and(|count| count >= 1.0),
+            "no {listed}: {text}"
+        );
+    }
     assert!(
         !text.contains("/api/v1/process-runs/0"),
         "paths with ids never become labels: {text}"

@@ -7,7 +7,7 @@
 -- crates/procflow-postgres/src/store/comments.rs, add_comment), in the same order and
 -- transaction shape:
 --   autocommit: the admission (API key lookup and rate-limit decision in one statement); the
---   task, read for its assignee (none: no member is looked up);
+--   task's assignee, read alone (store/runs.rs, task_assignee; none: no member is looked up);
 --   one transaction: BEGIN sent with the run's title and the task read share-locked, one round
 --   trip (store/thread.rs, thread_of); then the comment's INSERT and the outbox's
 --   (task.comment_created), sent together; COMMIT.
@@ -33,13 +33,7 @@
 
 -- @admission: bench/sql/admission.sql, the same statement as the service's (bench/run.sh puts it here)
 
-SELECT "run_tasks"."team_id", "run_tasks"."run_id", "run_tasks"."id", "run_tasks"."template_task_id",
-       "run_tasks"."section_id", "run_tasks"."title", "run_tasks"."position", "run_tasks"."state",
-       "run_tasks"."completed_at", "run_tasks"."completed_by", "run_tasks"."assignee",
-       "run_tasks"."is_essential", "run_tasks"."task_type", "run_tasks"."due_date",
-       "run_tasks"."webhook_enabled", "run_tasks"."decision", "run_tasks"."comment",
-       "run_tasks"."custom_elements", "run_tasks"."created_at", "run_tasks"."reference",
-       "run_tasks"."depends_on", "run_tasks"."hidden", "run_tasks"."blocked"
+SELECT "run_tasks"."assignee"
 FROM "run_tasks"
 WHERE ((("run_tasks"."team_id" = :team) AND ("run_tasks"."run_id" = bench.uuid(:run_ms, :pool_tag, 0)))
   AND ("run_tasks"."id" = bench.uuid(:run_ms, :pool_tag, :task_n)))

@@ -21,6 +21,7 @@ mod keyed_update;
 mod locked_task;
 mod mail;
 mod notices;
+mod one_task;
 mod outbox;
 mod page_rows;
 mod plans;

@@ -6,6 +6,7 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use super::Clearance;
+use crate::actor::Assignee;
 use crate::error::DomainResult;
 use crate::event::{Event, UnreadableEvent};
 use crate::ids::{ApiKeyId, EventId, RunId, TaskId, TeamId, TemplateId, UserId};
@@ -151,6 +152,21 @@ pub trait RunStore: Send + Sync {
     /// # Errors
     /// `NotFound(Run)` for a missing run, `NotFound(Task)` for a task not of that run.
     async fn get_task(&self, team: TeamId, run: RunId, task: TaskId) -> DomainResult<RunTask>;
+
+    /// Whom one task of a run is assigned to, as [`get_task`](Self::get_task) shows it, read
+    /// alone: a comment's write looks up whom it emails before its transaction, and needs
+    /// nothing else of the task. A store may answer it without reading the whole task.
+    ///
+    /// # Errors
+    /// As [`get_task`](Self::get_task).
+    async fn task_assignee(
+        &self,
+        team: TeamId,
+        run: RunId,
+        task: TaskId,
+    ) -> DomainResult<Option<Assignee>> {
+        Ok(self.get_task(team, run, task).await?.assignee)
+    }
 
     /// Changes a task by what `decide` makes of the run and the task, read under a lock on the
     /// run (or an equivalent compare-and-set), and writes the task, the run header (its logic's

@@ -119,8 +119,8 @@ impl Comments {
         }
         // The assignee's address is looked up before the write; the decision uses it only
         // while the task still has that assignee.
-        let before = self.ports.runs.get_task(team, run, task).await?;
-        let assignee = match &before.assignee {
+        let before = self.ports.runs.task_assignee(team, run, task).await?;
+        let assignee = match &before {
             Some(Assignee::User(user)) => self
                 .ports
                 .teams
@@ -156,7 +156,7 @@ impl Comments {
                     created_at: now,
                     edited_at: None,
                 };
-                let current_assignee = (task.assignee == before.assignee)
+                let current_assignee = (task.assignee == before)
                     .then(|| assignee.clone())
                     .flatten();
                 let snapshot = comment.snapshot();

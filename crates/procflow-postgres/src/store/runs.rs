@@ -5,6 +5,7 @@ use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use futures_util::TryFutureExt;
 use futures_util::future::{join4, try_join, try_join4};
+use procflow_domain::actor::Assignee;
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
 use procflow_domain::ports::{
@@ -22,6 +23,7 @@ use super::directory::TokenKind;
 use super::flags::write_flags;
 use super::keyed_update::KeyedUpdate;
 use super::locked_task::LockedRunAndTask;
+use super::one_task::{OneTask, Unlocked};
 use super::page_rows::{collect_page, rows_to_fetch};
 use super::plans::Plans;
 use super::run_page::RunsPage;
@@ -31,6 +33,7 @@ use super::transaction::Transaction;
 use super::unnest::{InsertRunSections, InsertRunTasks};
 use super::{PgStore, append_events, batch, not_found, sections_of_runs, sharing};
 use crate::error::{Failure, corrupt, db_error};
+use crate::rows::parse;
 use crate::rows::run::{
     ListedTaskRow, RunChanges, RunHeaderRow, RunRow, RunSectionRow, RunTaskRow,
 };
@@ -173,12 +176,8 @@ async fn task_row(
     run: RunId,
     task: TaskId,
 ) -> DomainResult<Option<RunTaskRow>> {
-    run_tasks::table
-        .filter(run_tasks::team_id.eq(team.as_uuid()))
-        .filter(run_tasks::run_id.eq(run.as_uuid()))
-        .filter(run_tasks::id.eq(task.as_uuid()))
-        .select(RunTaskRow::as_select())
-        .first(&mut conn)
+    OneTask::<Unlocked>::new(team.as_uuid(), run.as_uuid(), task.as_uuid())
+        .get_result(&mut conn)
         .await
         .optional()
         .map_err(db_error)
@@ -377,6 +376,32 @@ async fn get_task_on(
     }
 }
 
+/// The task's assignee column alone; a missing task is told apart from a missing run as
+/// [`get_task_on`] tells them.
+async fn task_assignee_on(
+    mut conn: &AsyncPgConnection,
+    team: TeamId,
+    run: RunId,
+    task: TaskId,
+) -> DomainResult<Option<Assignee>> {
+    let found: Option<Option<String>> = run_tasks::table
+        .filter(run_tasks::team_id.eq(team.as_uuid()))
+        .filter(run_tasks::run_id.eq(run.as_uuid()))
+        .filter(run_tasks::id.eq(task.as_uuid()))
+        .select(run_tasks::assignee)
+        .first(&mut conn)
+        .await
+        .optional()
+        .map_err(db_error)?;
+    match found {
+        Some(assignee) => assignee.map(|a| parse("assignee", &a)).transpose(),
+        None => {
+            run_header(conn, team, run, false).await?;
+            Err(not_found(Resource::Task))
+        }
+    }
+}
+
 #[async_trait]
 impl RunStore for PgStore {
     async fn create_run(&self, new_run: &NewRun) -> DomainResult<()> {
@@ -440,6 +465,15 @@ impl RunStore for PgStore {
 
     async fn get_task(&self, team: TeamId, run: RunId, task: TaskId) -> DomainResult<RunTask> {
         super::shared::on_shared!(self, |conn| get_task_on(conn, team, run, task))
+    }
+
+    async fn task_assignee(
+        &self,
+        team: TeamId,
+        run: RunId,
+        task: TaskId,
+    ) -> DomainResult<Option<Assignee>> {
+        super::shared::on_shared!(self, |conn| task_assignee_on(conn, team, run, task))
     }
 
     async fn update_task(

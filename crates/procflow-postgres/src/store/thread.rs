@@ -8,9 +8,10 @@ use procflow_domain::error::{DomainResult, Resource};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
 
 use super::not_found;
+use super::one_task::{OneTask, Shared, Unlocked};
 use crate::error::db_error;
 use crate::rows::run::RunTaskRow;
-use crate::schema::{run_tasks, runs};
+use crate::schema::runs;
 
 /// The run's title, or `NotFound(Run)`.
 async fn run_title(mut conn: &AsyncPgConnection, team: TeamId, run: RunId) -> DomainResult<String> {
@@ -34,15 +35,15 @@ async fn task(
     task: TaskId,
     lock: bool,
 ) -> DomainResult<RunTaskRow> {
-    let query = run_tasks::table
-        .filter(run_tasks::team_id.eq(team.as_uuid()))
-        .filter(run_tasks::run_id.eq(run.as_uuid()))
-        .filter(run_tasks::id.eq(task.as_uuid()))
-        .select(RunTaskRow::as_select());
+    let (team, run, task) = (team.as_uuid(), run.as_uuid(), task.as_uuid());
     let found = if lock {
-        query.for_share().first(&mut conn).await
+        OneTask::<Shared>::new(team, run, task)
+            .get_result(&mut conn)
+            .await
     } else {
-        query.first(&mut conn).await
+        OneTask::<Unlocked>::new(team, run, task)
+            .get_result(&mut conn)
+            .await
     };
     found
         .optional()

@@ -81,6 +81,36 @@ async fn the_inbox_lists_open_visible_tasks_by_due_date_then_id_with_their_run(e
             .iter()
             .all(|i| i.task.run_id == run.id && !i.task.hidden)
     );
+    // A task's assignee read alone is the one the whole task shows: a member, an outside
+    // address, nobody.
+    let tasks = env
+        .store
+        .list_tasks(env.team.id, run.id, PageRequest::default())
+        .await
+        .unwrap()
+        .items;
+    let mut kinds = Vec::new();
+    for task in &tasks {
+        let alone = env
+            .store
+            .task_assignee(env.team.id, run.id, task.id)
+            .await
+            .unwrap();
+        let whole = env
+            .store
+            .get_task(env.team.id, run.id, task.id)
+            .await
+            .unwrap();
+        assert_eq!(alone, whole.assignee, "{}", task.title);
+        kinds.push(match alone {
+            Some(Assignee::User(_)) => "member",
+            Some(Assignee::Email(_)) => "address",
+            None => "nobody",
+        });
+    }
+    for kind in ["member", "address", "nobody"] {
+        assert!(kinds.contains(&kind), "{kind} in {kinds:?}");
+    }
     // Equal due dates go by id: two runs started at the same instant interleave by task id.
     let second = run_of(&env, &template, "R2").await;
     let items = inbox(&env, InboxFilter::default()).await;

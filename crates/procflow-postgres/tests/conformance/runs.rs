@@ -256,6 +256,21 @@ async fn tasks_list_by_order_and_unknown_runs_and_cursors_are_told_apart(env: En
             .unwrap_err(),
         DomainError::NotFound(Resource::Run)
     );
+    // A task's assignee read alone tells the two apart the same way.
+    assert_eq!(
+        env.store
+            .task_assignee(env.team.id, run.id, unknown_task)
+            .await
+            .unwrap_err(),
+        DomainError::NotFound(Resource::Task)
+    );
+    assert_eq!(
+        env.store
+            .task_assignee(env.team.id, unknown_run, first.items[0].id)
+            .await
+            .unwrap_err(),
+        DomainError::NotFound(Resource::Run)
+    );
 }
 
 conformance_test!(a_task_update_writes_the_task_the_run_and_the_events);

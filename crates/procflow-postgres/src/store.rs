@@ -11,6 +11,7 @@ mod deliveries;
 mod directory;
 mod documents;
 mod event_insert;
+mod fixed_text;
 mod flags;
 mod health;
 mod idempotency;

@@ -11,10 +11,10 @@ use diesel::QueryResult;
 use diesel::dsl;
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::sql_types::{BigInt, Uuid as SqlUuid};
 use uuid::Uuid;
 
 use super::columns::run_task_columns;
+use super::fixed_text::push_ids_then_limit;
 use crate::rows::run::{ListedTaskRow, RunHeaderRow};
 
 /// `SELECT <run header>, <task> FROM runs JOIN run_tasks ... FOR UPDATE` up to its first bind;
@@ -76,14 +76,8 @@ impl Query for LockedRunAndTask {
 impl QueryFragment<Pg> for LockedRunAndTask {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         let [team, run, task, end] = AFTER;
-        out.push_sql(SELECT);
-        out.push_bind_param::<SqlUuid, _>(&self.team)?;
-        out.push_sql(team);
-        out.push_bind_param::<SqlUuid, _>(&self.run)?;
-        out.push_sql(run);
-        out.push_bind_param::<SqlUuid, _>(&self.task)?;
-        out.push_sql(task);
-        out.push_bind_param::<BigInt, _>(&LIMIT)?;
+        let ids = [(&self.team, team), (&self.run, run), (&self.task, task)];
+        push_ids_then_limit(&mut out, SELECT, &ids, &LIMIT)?;
         out.push_sql(end);
         Ok(())
     }

@@ -146,7 +146,7 @@ enum Piece {
 /// `ADMIT` cut at its binds, once. Each of its `$n` is bound once, where it first appears: the
 /// statement goes out with its parameters numbered in that order, and every later `$n` is
 /// written as the number its bind was given. Binding each appearance (17 for six values) cost
-/// a twentieth of the admission's instructions and sent PostgreSQL eleven values twice over.
+/// a twentieth of the admission's instructions and sent PostgreSQL eleven copies of them.
 /// Consecutive text is one piece: the statement's text goes in seven pushes.
 static ADMIT_PIECES: LazyLock<Vec<Piece>> = LazyLock::new(|| {
     let mut parts = ADMIT.split('$');

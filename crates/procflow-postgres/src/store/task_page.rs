@@ -16,6 +16,7 @@ use diesel::sql_types::{BigInt, Uuid as SqlUuid};
 use uuid::Uuid;
 
 use super::columns::run_task_columns;
+use super::fixed_text::push_ids_then_limit;
 use crate::rows::run::ListedTaskRow;
 
 /// Up to the first bind (the team), shared by both pages but for the parenthesis the cursor's
@@ -119,13 +120,12 @@ impl Query for TasksAfter {
 impl QueryFragment<Pg> for FirstTasks {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         let (select, [run, limit]) = FIRST;
-        out.push_sql(select);
-        out.push_bind_param::<SqlUuid, _>(&self.team)?;
-        out.push_sql(run);
-        out.push_bind_param::<SqlUuid, _>(&self.run)?;
-        out.push_sql(limit);
-        out.push_bind_param::<BigInt, _>(&self.limit)?;
-        Ok(())
+        push_ids_then_limit(
+            &mut out,
+            select,
+            &[(&self.team, run), (&self.run, limit)],
+            &self.limit,
+        )
     }
 }
 

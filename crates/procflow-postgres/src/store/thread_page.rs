@@ -8,10 +8,10 @@ use diesel::QueryResult;
 use diesel::dsl;
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::sql_types::{BigInt, Uuid as SqlUuid};
 use uuid::Uuid;
 
 use super::columns::comment_columns;
+use super::fixed_text::push_ids_then_limit;
 use crate::rows::comment::CommentRow;
 
 /// The text before the team, then after each bind (the run, the task, the limit).
@@ -64,15 +64,8 @@ impl Query for FirstComments {
 impl QueryFragment<Pg> for FirstComments {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         let (select, [run, task, limit]) = FIRST;
-        out.push_sql(select);
-        out.push_bind_param::<SqlUuid, _>(&self.team)?;
-        out.push_sql(run);
-        out.push_bind_param::<SqlUuid, _>(&self.run)?;
-        out.push_sql(task);
-        out.push_bind_param::<SqlUuid, _>(&self.task)?;
-        out.push_sql(limit);
-        out.push_bind_param::<BigInt, _>(&self.limit)?;
-        Ok(())
+        let ids = [(&self.team, run), (&self.run, task), (&self.task, limit)];
+        push_ids_then_limit(&mut out, select, &ids, &self.limit)
     }
 }
 

@@ -75,26 +75,12 @@ pub(super) async fn enter(
 /// by the token's own row, read on every request). It keeps an admission, or a guest page,
 /// as few statements as before the directory once a process knows the token.
 ///
-/// One map per kind, keyed by the digest's text, so that a look-up borrows the text it is
+/// A map per kind, keyed by the digest's text, so that a look-up borrows the text it is
 /// given: the admission asks on every request, and building an owned key each time (with the
 /// digest's hex) was about 1 % of a cheap read's instructions.
 #[derive(Default)]
 pub(super) struct KnownTokens {
-    teams: Mutex<[HashMap<String, Uuid>; TokenKind::COUNT]>,
-}
-
-impl TokenKind {
-    /// How many kinds there are: the maps [`KnownTokens`] keeps.
-    const COUNT: usize = 3;
-
-    /// This kind's map in [`KnownTokens`].
-    const fn index(self) -> usize {
-        match self {
-            Self::ApiKey => 0,
-            Self::ShareLink => 1,
-            Self::RunLink => 2,
-        }
-    }
+    teams: Mutex<HashMap<TokenKind, HashMap<String, Uuid>>>,
 }
 
 impl KnownTokens {
@@ -106,13 +92,16 @@ impl KnownTokens {
     /// transaction that entered it committed).
     pub(super) fn remember(&self, kind: TokenKind, digest: &str, team: Uuid) {
         let mut teams = self.lock();
-        if teams.iter().map(HashMap::len).sum::<usize>() >= Self::CAPACITY {
-            teams.iter_mut().for_each(HashMap::clear);
+        if teams.values().map(HashMap::len).sum::<usize>() >= Self::CAPACITY {
+            teams.clear();
         }
-        teams[kind.index()].insert(digest.to_owned(), team);
+        teams
+            .entry(kind)
+            .or_default()
+            .insert(digest.to_owned(), team);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, [HashMap<String, Uuid>; TokenKind::COUNT]> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<TokenKind, HashMap<String, Uuid>>> {
         self.teams.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -124,7 +113,12 @@ impl KnownTokens {
         kind: TokenKind,
         digest: &str,
     ) -> QueryResult<Option<Uuid>> {
-        if let Some(team) = self.lock()[kind.index()].get(digest).copied() {
+        let known = self
+            .lock()
+            .get(&kind)
+            .and_then(|teams| teams.get(digest))
+            .copied();
+        if let Some(team) = known {
             return Ok(Some(team));
         }
         let team = team_of(conn, kind, digest).await?;
@@ -161,10 +155,10 @@ mod tests {
         let known = KnownTokens::default();
         let team = Uuid::from_u128(1);
         known.remember(TokenKind::ShareLink, "ab12", team);
-        let teams = known.lock();
-        assert_eq!(teams[TokenKind::ShareLink.index()].get("ab12"), Some(&team));
+        let found = |kind| known.lock().get(&kind).and_then(|t| t.get("ab12")).copied();
+        assert_eq!(found(TokenKind::ShareLink), Some(team));
         for kind in [TokenKind::ApiKey, TokenKind::RunLink] {
-            assert_eq!(teams[kind.index()].get("ab12"), None, "{kind:?}");
+            assert_eq!(found(kind), None, "{kind:?}");
         }
     }
 
@@ -176,25 +170,13 @@ mod tests {
             let kind = [TokenKind::ApiKey, TokenKind::ShareLink, TokenKind::RunLink][n % 3];
             known.remember(kind, &n.to_string(), team);
         }
-        assert_eq!(
-            known.lock().iter().map(HashMap::len).sum::<usize>(),
-            KnownTokens::CAPACITY
-        );
+        let count = || known.lock().values().map(HashMap::len).sum::<usize>();
+        assert_eq!(count(), KnownTokens::CAPACITY);
         known.remember(TokenKind::RunLink, "one more", team);
-        let teams = known.lock();
-        assert_eq!(teams.iter().map(HashMap::len).sum::<usize>(), 1);
+        assert_eq!(count(), 1);
         assert_eq!(
-            teams[TokenKind::RunLink.index()].get("one more"),
+            known.lock()[&TokenKind::RunLink].get("one more"),
             Some(&team)
         );
-    }
-
-    #[test]
-    fn each_kind_has_a_map_of_its_own() {
-        let kinds = [TokenKind::ApiKey, TokenKind::ShareLink, TokenKind::RunLink];
-        let mut indexes: Vec<usize> = kinds.iter().map(|k| k.index()).collect();
-        indexes.sort_unstable();
-        indexes.dedup();
-        assert_eq!(indexes, (0..TokenKind::COUNT).collect::<Vec<_>>());
     }
 }

@@ -28,7 +28,7 @@ use crate::values::Email;
 /// # }
 /// ```
 #[must_use]
-pub fn may_act(guest_email: Option<&Email>, task: &RunTask) -> bool {
+pub fn may_act<E>(guest_email: Option<&Email>, task: &RunTask<E>) -> bool {
     match &task.assignee {
         None => true,
         Some(Assignee::Email(assigned)) => guest_email == Some(assigned),

@@ -12,7 +12,7 @@ pub use batch::{BatchItem, TaskBatch, TasksChange};
 pub use inbox::{InboxFilter, InboxTask, inbox_key};
 pub use patch::{ElementWrite, TaskChange, TaskPatch};
 pub use start::{NewRun, Prefill, StartRun};
-pub use task::{Decision, ListedTask, RunTask, TaskSnapshot, TaskState, TaskStatus};
+pub use task::{BareTask, Decision, ListedTask, RunTask, TaskSnapshot, TaskState, TaskStatus};
 pub use visibility::{
     LiveTask, LogicPlan, LogicState, PlannedElement, PlannedTask, RunLogic, RunRule, TaskFlags,
     evaluate,

@@ -8,22 +8,22 @@ use procflow_domain::comment::Comment;
 use procflow_domain::error::{DomainError, DomainResult, Resource};
 use procflow_domain::ids::{CommentId, RunId, TaskId, TeamId};
 use procflow_domain::ports::{CommentDecision, CommentEdit, CommentStore};
-use procflow_domain::run::RunTask;
+use procflow_domain::run::BareTask;
 use procflow_domain::values::{Page, PageRequest};
 
-/// The run's title and the task, as `get_task` finds them.
+/// The run's title and the task, as `get_task` finds them, without its elements.
 pub(crate) fn run_and_task(
     state: &State,
     team: TeamId,
     run: RunId,
     task: TaskId,
-) -> DomainResult<(String, RunTask)> {
+) -> DomainResult<(String, BareTask)> {
     let title = state.runs[state.run_index(team, run)?].title.clone();
     let task = state
         .tasks
         .get(&(team, run))
         .and_then(|tasks| tasks.iter().find(|t| t.id == task))
-        .cloned()
+        .map(|task| task.clone().with_elements(()))
         .ok_or(DomainError::NotFound(Resource::Task))?;
     Ok((title, task))
 }

@@ -7,7 +7,7 @@ use crate::attachment::Attachment;
 use crate::error::DomainResult;
 use crate::event::Event;
 use crate::ids::{AttachmentId, RunId, TaskId, TeamId};
-use crate::run::RunTask;
+use crate::run::BareTask;
 use crate::values::{Page, PageRequest};
 
 /// An attachment to store, with the events it raises: written in one transaction.
@@ -21,7 +21,7 @@ pub struct NewAttachment {
 
 /// Decides a new attachment's row from the task as it is when the row is written.
 pub type AttachmentDecision<'a> =
-    dyn Fn(&RunTask) -> DomainResult<NewAttachment> + Send + Sync + 'a;
+    dyn Fn(&BareTask) -> DomainResult<NewAttachment> + Send + Sync + 'a;
 
 /// Attachments of a team's run tasks.
 #[async_trait]

@@ -6,7 +6,7 @@ use crate::comment::Comment;
 use crate::error::DomainResult;
 use crate::event::Event;
 use crate::ids::{CommentId, RunId, TaskId, TeamId};
-use crate::run::RunTask;
+use crate::run::BareTask;
 use crate::values::{Page, PageRequest};
 
 /// A comment to store, with the events it raises: written in one transaction.
@@ -20,7 +20,7 @@ pub struct NewComment {
 
 /// Decides a new comment from the run's title and the task as they are when it is written.
 pub type CommentDecision<'a> =
-    dyn Fn(&str, &RunTask) -> DomainResult<NewComment> + Send + Sync + 'a;
+    dyn Fn(&str, &BareTask) -> DomainResult<NewComment> + Send + Sync + 'a;
 
 /// Decides a comment's new state (an edit, its deletion) from its current one.
 pub type CommentEdit<'a> = dyn Fn(&Comment) -> DomainResult<Comment> + Send + Sync + 'a;

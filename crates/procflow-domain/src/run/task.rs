@@ -112,6 +112,18 @@ impl TaskState {
 /// pass on (see [`StoredElements`]).
 pub type ListedTask = RunTask<StoredElements>;
 
+/// A run task without its elements: what a decision about its thread (a comment, an
+/// attachment) reads of it, so that a store need not read the elements at all.
+///
+/// ```
+/// use procflow_domain::run::{BareTask, RunTask};
+///
+/// fn bare(task: RunTask) -> BareTask {
+///     task.with_elements(())
+/// }
+/// ```
+pub type BareTask = RunTask<()>;
+
 impl<E> RunTask<E> {
     /// Neither completed nor skipped.
     #[must_use]

@@ -11,7 +11,7 @@ use crate::ids::{AttachmentId, EventId, RunId, TaskId, TeamId};
 use crate::ports::NewAttachment;
 use crate::ports::files::{ByteSource, FileStore, StorageKey, StoredObject};
 use crate::ports::{AttachmentStore, Clock, IdGenerator, RunStore, TeamStore};
-use crate::run::RunTask;
+use crate::run::{BareTask, RunTask};
 use crate::team::Team;
 use crate::values::{Email, Page, PageRequest};
 
@@ -86,7 +86,7 @@ impl Attachments {
         let before = self.ports.runs.get_task(team, run, task).await?;
         refuse_hidden(&before)?;
         let bytes = self.put_bytes(team, body).await?;
-        self.write_row(team, (run, task), bytes, upload, &refuse_hidden)
+        self.write_row(team, (run, task), bytes, upload, &refuse_hidden::<()>)
             .await
     }
 
@@ -108,7 +108,7 @@ impl Attachments {
         (run, task): (RunId, TaskId),
         bytes: Bytes,
         upload: Upload,
-        decide: &(dyn Fn(&RunTask) -> DomainResult<()> + Send + Sync),
+        decide: &(dyn Fn(&BareTask) -> DomainResult<()> + Send + Sync),
     ) -> DomainResult<Attachment> {
         let Bytes { id, key, stored } = bytes;
         let filename = display_filename(upload.filename.as_deref().unwrap_or_default());
@@ -213,7 +213,7 @@ struct Bytes {
     stored: StoredObject,
 }
 
-fn refuse_hidden(task: &RunTask) -> DomainResult<()> {
+fn refuse_hidden<E>(task: &RunTask<E>) -> DomainResult<()> {
     if task.hidden {
         return Err(DomainError::TaskHidden {
             task: task.name(),

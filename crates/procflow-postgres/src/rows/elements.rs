@@ -27,6 +27,12 @@ pub(crate) struct Elements(pub Vec<CustomElement>);
 #[derive(Debug, Clone, PartialEq, FromSqlRow)]
 pub(crate) struct ElementsText(pub StoredElements);
 
+/// The custom elements of a run task where a decision needs none of them (a comment's, an
+/// attachment's): the column's bytes are left unread. The statement still selects the column,
+/// so that it stays the one the other reads of a task prepare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, FromSqlRow)]
+pub(crate) struct ElementsUnread;
+
 /// What a run task's row gives as its elements, for [`RunTaskRow`](super::run::RunTaskRow)'s
 /// two forms.
 pub(crate) trait TaskElements {
@@ -52,6 +58,12 @@ impl TaskElements for ElementsText {
     }
 }
 
+impl TaskElements for ElementsUnread {
+    type Domain = ();
+
+    fn into_domain(self) -> Self::Domain {}
+}
+
 /// The JSON text of a `jsonb` value, checked as UTF-8 once, whole: read from a byte slice,
 /// serde_json checks every string again on its own (5 % of a list of tasks' instructions).
 fn json_text<'a>(value: &PgValue<'a>) -> deserialize::Result<&'a str> {
@@ -72,6 +84,12 @@ impl FromSql<Jsonb, Pg> for ElementsText {
         Ok(Self(StoredElements::from_json(
             json_text(&value)?.to_owned(),
         )))
+    }
+}
+
+impl FromSql<Jsonb, Pg> for ElementsUnread {
+    fn from_sql(_: PgValue<'_>) -> deserialize::Result<Self> {
+        Ok(Self)
     }
 }
 

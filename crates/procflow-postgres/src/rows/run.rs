@@ -16,7 +16,7 @@ use procflow_domain::template::{Ref, Section};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::elements::{Elements, ElementsText, TaskElements};
+use super::elements::{Elements, ElementsText, ElementsUnread, TaskElements};
 use super::json::Json;
 use super::logic::StoredState;
 use super::{parse, section, to_i32, to_u32};
@@ -122,6 +122,9 @@ pub(crate) struct RunTaskRow<E = Elements> {
 
 /// A run task's row as a listing reads it: its elements as stored, not parsed.
 pub(crate) type ListedTaskRow = RunTaskRow<ElementsText>;
+
+/// A run task's row as a decision about its thread reads it: its elements left unread.
+pub(crate) type BareTaskRow = RunTaskRow<ElementsUnread>;
 
 /// The columns of a run task that a patch may change.
 #[derive(AsChangeset, Debug)]

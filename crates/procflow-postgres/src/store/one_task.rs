@@ -7,10 +7,10 @@
 
 use std::marker::PhantomData;
 
-use diesel::QueryResult;
 use diesel::dsl;
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::{QueryResult, Selectable};
 use uuid::Uuid;
 
 use super::columns::run_task_columns;
@@ -53,19 +53,17 @@ impl Lock for Shared {
     const CLAUSE: &'static str = " FOR SHARE";
 }
 
-/// The SQL types of the columns selected: those of the same selection in diesel's DSL.
-type Selected = dsl::SqlTypeOf<dsl::AsSelect<RunTaskRow, Pg>>;
-
-/// The task `task` of the run `run` of `team`, locked as `L` says. Load it as [`RunTaskRow`].
+/// The task `task` of the run `run` of `team`, locked as `L` says, loaded as `R`: a
+/// [`RunTaskRow`] of any form of its elements (the text is the same, as the columns are).
 #[derive(Debug)]
-pub(super) struct OneTask<L: Lock> {
+pub(super) struct OneTask<L: Lock, R = RunTaskRow> {
     team: Uuid,
     run: Uuid,
     task: Uuid,
-    lock: PhantomData<L>,
+    lock: PhantomData<(L, R)>,
 }
 
-impl<L: Lock> OneTask<L> {
+impl<L: Lock, R> OneTask<L, R> {
     pub(super) fn new(team: Uuid, run: Uuid, task: Uuid) -> Self {
         Self {
             team,
@@ -79,16 +77,20 @@ impl<L: Lock> OneTask<L> {
 /// The one row the statement may answer (a bind, as in diesel's own `first`).
 const LIMIT: i64 = 1;
 
-impl<L: Lock> QueryId for OneTask<L> {
+impl<L: Lock, R: 'static> QueryId for OneTask<L, R> {
     type QueryId = Self;
     const HAS_STATIC_QUERY_ID: bool = true;
 }
 
-impl<L: Lock> Query for OneTask<L> {
-    type SqlType = Selected;
+/// The SQL types of the columns selected: those of the same selection in diesel's DSL.
+impl<L: Lock, R: Selectable<Pg>> Query for OneTask<L, R>
+where
+    R::SelectExpression: QueryId,
+{
+    type SqlType = dsl::SqlTypeOf<dsl::AsSelect<R, Pg>>;
 }
 
-impl<L: Lock> QueryFragment<Pg> for OneTask<L> {
+impl<L: Lock, R> QueryFragment<Pg> for OneTask<L, R> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         let (select, [run, task, limit]) = SELECT;
         let ids = [(&self.team, run), (&self.run, task), (&self.task, limit)];

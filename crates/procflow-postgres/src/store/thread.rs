@@ -10,7 +10,7 @@ use procflow_domain::ids::{RunId, TaskId, TeamId};
 use super::not_found;
 use super::one_task::{OneTask, Shared, Unlocked};
 use crate::error::db_error;
-use crate::rows::run::RunTaskRow;
+use crate::rows::run::BareTaskRow;
 use crate::schema::runs;
 
 /// The run's title, or `NotFound(Run)`.
@@ -26,22 +26,23 @@ async fn run_title(mut conn: &AsyncPgConnection, team: TeamId, run: RunId) -> Do
         .ok_or(not_found(Resource::Run))
 }
 
-/// The task, share-locked when `lock`: a change of it (hiding it) waits for the comment's
-/// transaction, and the comment for the change's.
+/// The task without its elements (the decisions on a thread read none), share-locked when
+/// `lock`: a change of it (hiding it) waits for the comment's transaction, and the comment for
+/// the change's.
 async fn task(
     mut conn: &AsyncPgConnection,
     team: TeamId,
     run: RunId,
     task: TaskId,
     lock: bool,
-) -> DomainResult<RunTaskRow> {
+) -> DomainResult<BareTaskRow> {
     let (team, run, task) = (team.as_uuid(), run.as_uuid(), task.as_uuid());
     let found = if lock {
-        OneTask::<Shared>::new(team, run, task)
+        OneTask::<Shared, BareTaskRow>::new(team, run, task)
             .get_result(&mut conn)
             .await
     } else {
-        OneTask::<Unlocked>::new(team, run, task)
+        OneTask::<Unlocked, BareTaskRow>::new(team, run, task)
             .get_result(&mut conn)
             .await
     };
@@ -59,7 +60,7 @@ pub(super) async fn thread_of(
     run: RunId,
     task_id: TaskId,
     lock: bool,
-) -> DomainResult<(String, RunTaskRow)> {
+) -> DomainResult<(String, BareTaskRow)> {
     let (title, found) = join(
         run_title(conn, team, run),
         task(conn, team, run, task_id, lock),

@@ -1,13 +1,17 @@
 //! `CommentStore` (API contract 14.1): a thread in order with its events, edits and soft
 //! deletes, team scope, hidden tasks refused with nothing written.
 
+use std::sync::Mutex;
+
 use procflow_domain::actor::{Actor, Assignee};
 use procflow_domain::error::{DomainError, Resource};
 use procflow_domain::etag::{IfMatch, Tagged};
 use procflow_domain::event::EventPayload;
 use procflow_domain::ids::{CommentId, RunId, TaskId};
+use procflow_domain::run::{BareTask, ElementWrite};
 use procflow_domain::service::{AddComment, UpdateTask};
 use procflow_domain::values::{Cursor, Limit, PageRequest};
+use serde_json::json;
 use uuid::Uuid;
 
 use super::env::{Env, conformance_test};
@@ -281,6 +285,55 @@ async fn a_hidden_task_refuses_comments_and_nothing_is_written(env: Env) {
         .await
         .unwrap();
     assert!(thread.items.is_empty());
+}
+
+conformance_test!(a_threads_decisions_see_the_task_as_read_without_its_elements);
+async fn a_threads_decisions_see_the_task_as_read_without_its_elements(env: Env) {
+    let Started { run, tasks, .. } = started(&env).await;
+    let task = tasks[0].id;
+    // Completed, assigned and with a value: every field the decisions read is set.
+    env.procflow
+        .update_task(
+            &env.team,
+            run.id,
+            task,
+            UpdateTask {
+                completed: Some(true),
+                assignee: Some(Some(Assignee::Email("out@side.example".parse().unwrap()))),
+                actor_email: Some("member@a.example".parse().unwrap()),
+                custom_elements: vec![ElementWrite {
+                    id: tasks[0].custom_elements[0].id,
+                    value: json!("Ada Lovelace"),
+                }],
+                ..UpdateTask::default()
+            },
+        )
+        .await
+        .unwrap();
+    let read = env.store.get_task(env.team.id, run.id, task).await.unwrap();
+    let seen: Mutex<Vec<(String, BareTask)>> = Mutex::new(Vec::new());
+    let refusal = || DomainError::RunCompleted;
+    let refused = env
+        .store
+        .add_comment(env.team.id, run.id, task, &|title, task| {
+            seen.lock().unwrap().push((title.to_owned(), task.clone()));
+            Err(refusal())
+        })
+        .await;
+    assert_eq!(refused.unwrap_err(), refusal());
+    let refused = env
+        .store
+        .add_attachment(env.team.id, run.id, task, &|task| {
+            seen.lock().unwrap().push((String::new(), task.clone()));
+            Err(refusal())
+        })
+        .await;
+    assert_eq!(refused.unwrap_err(), refusal());
+    let bare = read.with_elements(());
+    assert_eq!(
+        seen.into_inner().unwrap(),
+        [(run.title.clone(), bare.clone()), (String::new(), bare)]
+    );
 }
 
 conformance_test!(an_empty_page_tells_the_end_of_a_thread_from_what_is_unknown);

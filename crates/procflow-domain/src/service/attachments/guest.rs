@@ -9,7 +9,7 @@ use crate::error::{DomainError, DomainResult, Resource};
 use crate::guest;
 use crate::ids::{AttachmentId, RunId, TaskId, TeamId};
 use crate::ports::files::ByteSource;
-use crate::run::{Run, RunTask};
+use crate::run::{BareTask, Run, RunTask};
 use crate::service::SharedRun;
 use crate::service::page_names::{member_names, shown_name};
 use crate::values::{Email, ShareToken};
@@ -84,7 +84,7 @@ impl GuestFiles {
 /// Whether the guest may attach a file to `task` of `run` now: the task is visible, the
 /// guest's to act on ([`guest::may_act`]), and the run still active (the rule of the task's
 /// form: on a completed run the page offers no form).
-fn refuse_guest(run: &Run, guest_email: Option<&Email>, task: &RunTask) -> DomainResult<()> {
+fn refuse_guest<E>(run: &Run, guest_email: Option<&Email>, task: &RunTask<E>) -> DomainResult<()> {
     refuse_hidden(task)?;
     if !guest::may_act(guest_email, task) {
         return Err(DomainError::NotGuestsTask);
@@ -137,7 +137,7 @@ impl Attachments {
             uploaded_by: Actor::Guest,
             uploader_email: guest_email.clone(),
         };
-        let decide = |task: &RunTask| {
+        let decide = |task: &BareTask| {
             refuse_hidden(task)?;
             if guest::may_act(guest_email.as_ref(), task) {
                 Ok(())

@@ -9,7 +9,7 @@ use diesel::row::Row;
 use diesel::sql_types::{Bool, Int4, Jsonb, Nullable, Text, Timestamptz, Uuid};
 
 use super::{RunHeaderRow, RunRow, RunSectionRow, RunTaskRow};
-use crate::rows::elements::{Elements, ElementsText};
+use crate::rows::elements::{Elements, ElementsText, ElementsUnread};
 use crate::rows::read::{column, read_in_place, row_reader};
 
 row_reader! {
@@ -92,6 +92,9 @@ read_in_place!(RunRow, RunColumns, run);
 read_in_place!(RunSectionRow, SectionColumns, |row| section(row, &mut 0));
 read_in_place!(RunTaskRow<Elements>, TaskColumns, |row| task(row, &mut 0));
 read_in_place!(RunTaskRow<ElementsText>, TaskColumns, |row| task(
+    row, &mut 0
+));
+read_in_place!(RunTaskRow<ElementsUnread>, TaskColumns, |row| task(
     row, &mut 0
 ));
 

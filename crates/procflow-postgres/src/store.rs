@@ -5,6 +5,7 @@ mod batch;
 mod by_text;
 mod claims;
 mod columns;
+mod comment_insert;
 mod comments;
 mod conditions;
 mod deliveries;

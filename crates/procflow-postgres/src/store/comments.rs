@@ -12,6 +12,7 @@ use procflow_domain::ports::{CommentDecision, CommentEdit, CommentStore};
 use procflow_domain::values::{Cursor, Page, PageRequest};
 use uuid::Uuid;
 
+use super::comment_insert::InsertComment;
 use super::page_rows::{collect_page, rows_to_fetch};
 use super::thread::thread_of;
 use super::thread_page::FirstComments;
@@ -37,8 +38,7 @@ async fn with_attachments(
 }
 
 async fn insert_comment(mut conn: &AsyncPgConnection, row: CommentRow) -> DomainResult<()> {
-    diesel::insert_into(task_comments::table)
-        .values(row)
+    InsertComment(&row)
         .execute(&mut conn)
         .await
         .map(|_| ())

@@ -1,7 +1,7 @@
 //! Test support for the statements written by hand (`task_page`, `locked_task`, `run_page`,
-//! `inbox_page`, `event_insert`, `task_write`, `keyed_update`): each is compared with the
-//! statement diesel's DSL builds for the same query, text and binds, as `debug_query` writes
-//! them, or with the text it must have.
+//! `inbox_page`, `event_insert`, `comment_insert`, `task_write`, `keyed_update`): each is
+//! compared with the statement diesel's DSL builds for the same query, text and binds, as
+//! `debug_query` writes them, or with the text it must have.
 
 use diesel::pg::Pg;
 use diesel::query_builder::QueryFragment;

@@ -84,6 +84,13 @@ pub fn seconds_of(window: Duration) -> usize {
     usize::try_from(window.whole_seconds().clamp(1, 86_400)).unwrap_or(1)
 }
 
+/// The sum of `counts`, `u32::MAX` when it is larger: summed as `u64` (which a window's at
+/// most 86,400 counters cannot overflow) so that the loop has no saturating step in it.
+fn sum(counts: &[u32]) -> u32 {
+    let total: u64 = counts.iter().copied().map(u64::from).sum();
+    u32::try_from(total).unwrap_or(u32::MAX)
+}
+
 /// The moment second `second` begins; `None` out of the representable range.
 fn start_of(second: i64) -> Option<OffsetDateTime> {
     OffsetDateTime::from_unix_timestamp(second).ok()
@@ -133,20 +140,18 @@ impl SecondCounts {
     /// The events counted in the window (as of the last [`roll`](Self::roll)).
     #[must_use]
     pub fn total(&self) -> u32 {
-        self.counts
-            .iter()
-            .fold(0_u32, |sum, c| sum.saturating_add(*c))
+        sum(&self.counts)
     }
 
     /// The events counted in the seconds from `second` on.
     #[must_use]
     pub fn total_since(&self, second: i64) -> u32 {
-        let first = self.first_second();
-        self.counts
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| first.saturating_add(i64::try_from(*i).unwrap_or(i64::MAX)) >= second)
-            .fold(0_u32, |sum, (_, c)| sum.saturating_add(*c))
+        // The counters from `second` on are a tail of the vector: its first index is found
+        // once, not tested counter by counter (every admission asks this of its key).
+        let skip = usize::try_from(second.saturating_sub(self.first_second()))
+            .unwrap_or(0)
+            .min(self.counts.len());
+        sum(&self.counts[skip..])
     }
 
     /// Counts one event at `now`, in its second (in the oldest second of the window when

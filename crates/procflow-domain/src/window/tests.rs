@@ -167,6 +167,36 @@ fn counts_since_a_second_leave_out_the_older_ones() {
 }
 
 #[test]
+fn counts_since_any_second_are_those_of_the_seconds_from_it_on() {
+    let counts = SecondCounts {
+        newest: 1_000,
+        counts: (1..=60).collect(),
+    };
+    // counts[i] is second 941 + i.
+    for since in [i64::MIN, 0, 940, 941, 942, 970, 1_000, 1_001, i64::MAX] {
+        let by_second: u32 = (941..=1_000)
+            .zip(&counts.counts)
+            .filter(|(second, _)| *second >= since)
+            .map(|(_, count)| *count)
+            .sum();
+        assert_eq!(counts.total_since(since), by_second, "since {since}");
+    }
+    assert_eq!(counts.total(), 1_830);
+    assert_eq!(SecondCounts::default().total_since(0), 0);
+}
+
+#[test]
+fn totals_stop_at_the_largest_count() {
+    let counts = SecondCounts {
+        newest: 10,
+        counts: vec![u32::MAX, 2, u32::MAX],
+    };
+    assert_eq!(counts.total(), u32::MAX);
+    assert_eq!(counts.total_since(9), u32::MAX);
+    assert_eq!(counts.total_since(10), u32::MAX);
+}
+
+#[test]
 fn a_decision_from_the_counts_after_it_matches_admit() {
     let limits = limits(&[2, 3]);
     let (mut a, mut b) = (SecondCounts::default(), SecondCounts::default());

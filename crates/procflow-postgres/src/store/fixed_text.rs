@@ -1,6 +1,7 @@
-//! The shape most statements of fixed text share (`one_task`, `thread_page`, `locked_task`,
-//! `task_page`): their text up to the first bind, then ids, each followed by the text after
-//! it, then a limit. Each statement's test compares the whole with diesel's own text.
+//! The shape most statements of fixed text share (`one_task`, `thread`'s run title,
+//! `thread_page`, `locked_task`, `task_page`): their text up to the first bind, then ids, each
+//! followed by the text after it, then a limit. Each statement's test compares the whole with
+//! diesel's own text.
 
 use diesel::QueryResult;
 use diesel::pg::Pg;

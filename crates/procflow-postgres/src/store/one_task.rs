@@ -1,15 +1,16 @@
-//! One task of a run read by its ids, unlocked or share-locked, as text written once: a
-//! comment's or an attachment's write reads its task twice (for its assignee, then locked in
-//! the write's transaction), and diesel built these 23 quoted columns' text again on every
-//! execution, about 20,000 instructions each, a tenth of a comment's POST
-//! (`docs/performance.md`, "A task read by its ids as fixed text"). The tests below build
-//! diesel's query for the same read and compare.
+//! One task of a run read by its ids, unlocked or share-locked, whole or its assignee alone,
+//! as text written once: a comment's or an attachment's write reads its task twice (for its
+//! assignee, then locked in the write's transaction), and diesel built these quoted columns'
+//! text again on every execution, about 20,000 instructions for the whole row, a tenth of a
+//! comment's POST (`docs/performance.md`, "A task read by its ids as fixed text"). The tests
+//! below build diesel's query for the same reads and compare.
 
 use std::marker::PhantomData;
 
 use diesel::dsl;
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::sql_types::{Nullable, Text};
 use diesel::{QueryResult, Selectable};
 use uuid::Uuid;
 
@@ -17,19 +18,47 @@ use super::columns::run_task_columns;
 use super::fixed_text::push_ids_then_limit;
 use crate::rows::run::RunTaskRow;
 
-/// The text before the team, then after each bind (the run, the task, the limit).
-const SELECT: (&str, [&str; 3]) = (
-    concat!(
-        "SELECT ",
-        run_task_columns!(),
-        " FROM \"run_tasks\" WHERE (((\"run_tasks\".\"team_id\" = "
-    ),
+/// The text after the columns, up to the team's bind, then after each bind (the run, the
+/// task, the limit).
+const FROM: (&str, [&str; 3]) = (
+    " FROM \"run_tasks\" WHERE (((\"run_tasks\".\"team_id\" = ",
     [
         ") AND (\"run_tasks\".\"run_id\" = ",
         ")) AND (\"run_tasks\".\"id\" = ",
         ")) LIMIT ",
     ],
 );
+
+/// What the read selects of the task: the columns' text, as diesel writes it, and their SQL
+/// types.
+pub(super) trait Columns: 'static {
+    /// The columns, quoted and separated as diesel writes them.
+    const TEXT: &'static str;
+    /// Their SQL types: those of the same selection in diesel's DSL.
+    type SqlType;
+}
+
+/// The whole row, loaded as `R`: a [`RunTaskRow`] of any form of its elements (the text is
+/// the same, as the columns are).
+#[derive(Debug)]
+pub(super) struct Whole<R>(PhantomData<R>);
+
+impl<R: Selectable<Pg> + 'static> Columns for Whole<R>
+where
+    R::SelectExpression: QueryId,
+{
+    const TEXT: &'static str = run_task_columns!();
+    type SqlType = dsl::SqlTypeOf<dsl::AsSelect<R, Pg>>;
+}
+
+/// The assignee alone, loaded as `Option<String>`.
+#[derive(Debug)]
+pub(super) struct AssigneeColumn;
+
+impl Columns for AssigneeColumn {
+    const TEXT: &'static str = "\"run_tasks\".\"assignee\"";
+    type SqlType = Nullable<Text>;
+}
 
 /// How the read locks the task's row: the text after the statement's limit.
 pub(super) trait Lock: 'static {
@@ -53,23 +82,22 @@ impl Lock for Shared {
     const CLAUSE: &'static str = " FOR SHARE";
 }
 
-/// The task `task` of the run `run` of `team`, locked as `L` says, loaded as `R`: a
-/// [`RunTaskRow`] of any form of its elements (the text is the same, as the columns are).
+/// The columns `C` of the task `task` of the run `run` of `team`, locked as `L` says.
 #[derive(Debug)]
-pub(super) struct OneTask<L: Lock, R = RunTaskRow> {
+pub(super) struct OneTask<L: Lock, C: Columns = Whole<RunTaskRow>> {
     team: Uuid,
     run: Uuid,
     task: Uuid,
-    lock: PhantomData<(L, R)>,
+    read: PhantomData<(L, C)>,
 }
 
-impl<L: Lock, R> OneTask<L, R> {
+impl<L: Lock, C: Columns> OneTask<L, C> {
     pub(super) fn new(team: Uuid, run: Uuid, task: Uuid) -> Self {
         Self {
             team,
             run,
             task,
-            lock: PhantomData,
+            read: PhantomData,
         }
     }
 }
@@ -77,24 +105,22 @@ impl<L: Lock, R> OneTask<L, R> {
 /// The one row the statement may answer (a bind, as in diesel's own `first`).
 const LIMIT: i64 = 1;
 
-impl<L: Lock, R: 'static> QueryId for OneTask<L, R> {
+impl<L: Lock, C: Columns> QueryId for OneTask<L, C> {
     type QueryId = Self;
     const HAS_STATIC_QUERY_ID: bool = true;
 }
 
-/// The SQL types of the columns selected: those of the same selection in diesel's DSL.
-impl<L: Lock, R: Selectable<Pg>> Query for OneTask<L, R>
-where
-    R::SelectExpression: QueryId,
-{
-    type SqlType = dsl::SqlTypeOf<dsl::AsSelect<R, Pg>>;
+impl<L: Lock, C: Columns> Query for OneTask<L, C> {
+    type SqlType = C::SqlType;
 }
 
-impl<L: Lock, R> QueryFragment<Pg> for OneTask<L, R> {
+impl<L: Lock, C: Columns> QueryFragment<Pg> for OneTask<L, C> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        let (select, [run, task, limit]) = SELECT;
+        out.push_sql("SELECT ");
+        out.push_sql(C::TEXT);
+        let (from, [run, task, limit]) = FROM;
         let ids = [(&self.team, run), (&self.run, task), (&self.task, limit)];
-        push_ids_then_limit(&mut out, select, &ids, &LIMIT)?;
+        push_ids_then_limit(&mut out, from, &ids, &LIMIT)?;
         out.push_sql(L::CLAUSE);
         Ok(())
     }
@@ -128,18 +154,34 @@ mod tests {
             shown(&OneTask::<Shared>::new(team, run, task)),
             shown(&dsl().for_share())
         );
+        assert_eq!(
+            shown(&OneTask::<Unlocked, AssigneeColumn>::new(team, run, task)),
+            shown(
+                &run_tasks::table
+                    .filter(run_tasks::team_id.eq(team))
+                    .filter(run_tasks::run_id.eq(run))
+                    .filter(run_tasks::id.eq(task))
+                    .select(run_tasks::assignee)
+                    .limit(1)
+            )
+        );
     }
 
     #[test]
-    fn both_statements_are_kept_prepared_each_under_its_own_id() {
+    fn the_statements_are_kept_prepared_each_under_its_own_id() {
         let unlocked = OneTask::<Unlocked>::new(Uuid::nil(), Uuid::nil(), Uuid::nil());
         let shared = OneTask::<Shared>::new(Uuid::nil(), Uuid::nil(), Uuid::nil());
+        let assignee =
+            OneTask::<Unlocked, AssigneeColumn>::new(Uuid::nil(), Uuid::nil(), Uuid::nil());
         assert!(unlocked.is_safe_to_cache_prepared(&Pg).unwrap());
         assert!(shared.is_safe_to_cache_prepared(&Pg).unwrap());
-        assert!(OneTask::<Unlocked>::query_id().is_some());
-        assert_ne!(
+        assert!(assignee.is_safe_to_cache_prepared(&Pg).unwrap());
+        let ids = [
             OneTask::<Unlocked>::query_id(),
-            OneTask::<Shared>::query_id()
-        );
+            OneTask::<Shared>::query_id(),
+            OneTask::<Unlocked, AssigneeColumn>::query_id(),
+        ];
+        assert!(ids.iter().all(Option::is_some));
+        assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
     }
 }

@@ -23,7 +23,7 @@ use super::directory::TokenKind;
 use super::flags::write_flags;
 use super::keyed_update::KeyedUpdate;
 use super::locked_task::LockedRunAndTask;
-use super::one_task::{OneTask, Unlocked};
+use super::one_task::{AssigneeColumn, OneTask, Unlocked};
 use super::page_rows::{collect_page, rows_to_fetch};
 use super::plans::Plans;
 use super::run_page::RunsPage;
@@ -37,7 +37,7 @@ use crate::rows::parse;
 use crate::rows::run::{
     ListedTaskRow, RunChanges, RunHeaderRow, RunRow, RunSectionRow, RunTaskRow,
 };
-use crate::schema::{run_tasks, runs};
+use crate::schema::runs;
 
 fn of_team(team: TeamId) -> runs::BoxedQuery<'static, diesel::pg::Pg> {
     runs::table
@@ -384,15 +384,12 @@ async fn task_assignee_on(
     run: RunId,
     task: TaskId,
 ) -> DomainResult<Option<Assignee>> {
-    let found: Option<Option<String>> = run_tasks::table
-        .filter(run_tasks::team_id.eq(team.as_uuid()))
-        .filter(run_tasks::run_id.eq(run.as_uuid()))
-        .filter(run_tasks::id.eq(task.as_uuid()))
-        .select(run_tasks::assignee)
-        .first(&mut conn)
-        .await
-        .optional()
-        .map_err(db_error)?;
+    let found: Option<Option<String>> =
+        OneTask::<Unlocked, AssigneeColumn>::new(team.as_uuid(), run.as_uuid(), task.as_uuid())
+            .get_result(&mut conn)
+            .await
+            .optional()
+            .map_err(db_error)?;
     match found {
         Some(assignee) => assignee.map(|a| parse("assignee", &a)).transpose(),
         None => {

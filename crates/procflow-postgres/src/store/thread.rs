@@ -1,29 +1,71 @@
 //! What a task's thread of comments and attachments hangs on: the run, for its title, and the
 //! task, for whether it may take a comment or a file.
 
+use diesel::pg::Pg;
 use diesel::prelude::*;
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::sql_types::Text;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use futures_util::future::join;
 use procflow_domain::error::{DomainResult, Resource};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
+use uuid::Uuid;
 
+use super::fixed_text::push_ids_then_limit;
 use super::not_found;
-use super::one_task::{OneTask, Shared, Unlocked};
+use super::one_task::{OneTask, Shared, Unlocked, Whole};
 use crate::error::db_error;
 use crate::rows::run::BareTaskRow;
-use crate::schema::runs;
+
+/// The text before the team's bind, then after each bind (the run, the limit).
+const TITLE: (&str, [&str; 2]) = (
+    "SELECT \"runs\".\"title\" FROM \"runs\" WHERE ((\"runs\".\"team_id\" = ",
+    [") AND (\"runs\".\"id\" = ", ")) LIMIT "],
+);
+
+/// The title of the run `run` of `team`, as text written once (diesel's DSL wrote it again
+/// for every comment): the test below compares it with diesel's.
+#[derive(Debug)]
+struct RunTitle {
+    team: Uuid,
+    run: Uuid,
+}
+
+/// The one row the statement may answer (a bind, as in diesel's own `first`).
+const LIMIT: i64 = 1;
+
+impl QueryId for RunTitle {
+    type QueryId = Self;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl Query for RunTitle {
+    type SqlType = Text;
+}
+
+impl QueryFragment<Pg> for RunTitle {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        let (select, [run, limit]) = TITLE;
+        push_ids_then_limit(
+            &mut out,
+            select,
+            &[(&self.team, run), (&self.run, limit)],
+            &LIMIT,
+        )
+    }
+}
 
 /// The run's title, or `NotFound(Run)`.
 async fn run_title(mut conn: &AsyncPgConnection, team: TeamId, run: RunId) -> DomainResult<String> {
-    runs::table
-        .filter(runs::team_id.eq(team.as_uuid()))
-        .filter(runs::id.eq(run.as_uuid()))
-        .select(runs::title)
-        .first(&mut conn)
-        .await
-        .optional()
-        .map_err(db_error)?
-        .ok_or(not_found(Resource::Run))
+    RunTitle {
+        team: team.as_uuid(),
+        run: run.as_uuid(),
+    }
+    .get_result(&mut conn)
+    .await
+    .optional()
+    .map_err(db_error)?
+    .ok_or(not_found(Resource::Run))
 }
 
 /// The task without its elements (the decisions on a thread read none), share-locked when
@@ -38,11 +80,11 @@ async fn task(
 ) -> DomainResult<BareTaskRow> {
     let (team, run, task) = (team.as_uuid(), run.as_uuid(), task.as_uuid());
     let found = if lock {
-        OneTask::<Shared, BareTaskRow>::new(team, run, task)
+        OneTask::<Shared, Whole<BareTaskRow>>::new(team, run, task)
             .get_result(&mut conn)
             .await
     } else {
-        OneTask::<Unlocked, BareTaskRow>::new(team, run, task)
+        OneTask::<Unlocked, Whole<BareTaskRow>>::new(team, run, task)
             .get_result(&mut conn)
             .await
     };
@@ -67,4 +109,27 @@ pub(super) async fn thread_of(
     )
     .await;
     Ok((title?, found?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::runs;
+    use crate::store::shown::shown;
+
+    #[test]
+    fn the_runs_title_is_read_with_diesels_text_and_binds() {
+        let (team, run) = (Uuid::now_v7(), Uuid::now_v7());
+        let dsl = runs::table
+            .filter(runs::team_id.eq(team))
+            .filter(runs::id.eq(run))
+            .select(runs::title)
+            .limit(1);
+        assert_eq!(shown(&RunTitle { team, run }), shown(&dsl));
+        assert!(
+            RunTitle { team, run }
+                .is_safe_to_cache_prepared(&Pg)
+                .unwrap()
+        );
+    }
 }

@@ -29,12 +29,12 @@ pub(crate) struct ElementsText(pub StoredElements);
 
 /// The custom elements of a run task where a decision needs none of them (a comment's, an
 /// attachment's): the column's bytes are left unread. The statement still selects the column,
-/// so that it stays the one the other reads of a task prepare.
+/// so that its text stays that of the task's other reads, and of the bench floor's script.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, FromSqlRow)]
 pub(crate) struct ElementsUnread;
 
-/// What a run task's row gives as its elements, for [`RunTaskRow`](super::run::RunTaskRow)'s
-/// two forms.
+/// What a run task's row gives as its elements, for each form of
+/// [`RunTaskRow`](super::run::RunTaskRow).
 pub(crate) trait TaskElements {
     /// The domain's form.
     type Domain;

@@ -9,6 +9,10 @@ use diesel::query_builder::AstPass;
 use diesel::sql_types::{BigInt, Uuid as SqlUuid};
 use uuid::Uuid;
 
+/// The limit of a statement that reads one row (a bind, as in diesel's own `first`), and of a
+/// subquery that finds one row.
+pub(super) const ONE_ROW: i64 = 1;
+
 /// Pushes `head`, then each id's bind and the text after it, then the limit's bind.
 pub(super) fn push_ids_then_limit<'b>(
     out: &mut AstPass<'_, 'b, Pg>,

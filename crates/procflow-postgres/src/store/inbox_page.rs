@@ -22,6 +22,7 @@ use uuid::Uuid;
 
 use super::columns::run_task_columns;
 use super::conditions::{and, open};
+use super::fixed_text::ONE_ROW;
 use crate::rows::run::ListedTaskRow;
 
 /// The list's order, written as the indexes `run_tasks_inbox_by_assignee` and
@@ -164,9 +165,6 @@ impl<'a> InboxPosition<'a> {
 /// The inbox never lists a hidden task (API contract 12): the condition binds this.
 const HIDDEN: bool = false;
 
-/// A position's statement finds one task.
-const ONE: i64 = 1;
-
 impl QueryFragment<Pg> for InboxPage {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         out.push_sql(SELECT_PAGE);
@@ -198,7 +196,7 @@ impl QueryFragment<Pg> for InboxPosition<'_> {
         self.admitted.walk(&mut out, 1)?;
         and::<SqlUuid, _>(&mut out, "(\"run_tasks\".\"id\" = ", &self.task)?;
         out.push_sql(" LIMIT ");
-        out.push_bind_param::<BigInt, _>(&ONE)
+        out.push_bind_param::<BigInt, _>(&ONE_ROW)
     }
 
     fn is_safe_to_cache_prepared(&self, _backend: &Pg) -> QueryResult<bool> {

@@ -14,7 +14,7 @@ use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use uuid::Uuid;
 
 use super::columns::run_task_columns;
-use super::fixed_text::push_ids_then_limit;
+use super::fixed_text::{ONE_ROW, push_ids_then_limit};
 use crate::rows::run::{ListedTaskRow, RunHeaderRow};
 
 /// `SELECT <run header>, <task> FROM runs JOIN run_tasks ... FOR UPDATE` up to its first bind;
@@ -61,9 +61,6 @@ impl LockedRunAndTask {
     }
 }
 
-/// The one row the statement may answer.
-const LIMIT: i64 = 1;
-
 impl QueryId for LockedRunAndTask {
     type QueryId = Self;
     const HAS_STATIC_QUERY_ID: bool = true;
@@ -77,7 +74,7 @@ impl QueryFragment<Pg> for LockedRunAndTask {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         let [team, run, task, end] = AFTER;
         let ids = [(&self.team, team), (&self.run, run), (&self.task, task)];
-        push_ids_then_limit(&mut out, SELECT, &ids, &LIMIT)?;
+        push_ids_then_limit(&mut out, SELECT, &ids, &ONE_ROW)?;
         out.push_sql(end);
         Ok(())
     }

@@ -15,7 +15,7 @@ use diesel::{QueryResult, Selectable};
 use uuid::Uuid;
 
 use super::columns::run_task_columns;
-use super::fixed_text::push_ids_then_limit;
+use super::fixed_text::{ONE_ROW, push_ids_then_limit};
 use crate::rows::run::RunTaskRow;
 
 /// The text after the columns, up to the team's bind, then after each bind (the run, the
@@ -102,9 +102,6 @@ impl<L: Lock, C: Columns> OneTask<L, C> {
     }
 }
 
-/// The one row the statement may answer (a bind, as in diesel's own `first`).
-const LIMIT: i64 = 1;
-
 impl<L: Lock, C: Columns> QueryId for OneTask<L, C> {
     type QueryId = Self;
     const HAS_STATIC_QUERY_ID: bool = true;
@@ -120,7 +117,7 @@ impl<L: Lock, C: Columns> QueryFragment<Pg> for OneTask<L, C> {
         out.push_sql(C::TEXT);
         let (from, [run, task, limit]) = FROM;
         let ids = [(&self.team, run), (&self.run, task), (&self.task, limit)];
-        push_ids_then_limit(&mut out, from, &ids, &LIMIT)?;
+        push_ids_then_limit(&mut out, from, &ids, &ONE_ROW)?;
         out.push_sql(L::CLAUSE);
         Ok(())
     }

@@ -16,7 +16,7 @@ use diesel::sql_types::{BigInt, Uuid as SqlUuid};
 use uuid::Uuid;
 
 use super::columns::run_task_columns;
-use super::fixed_text::push_ids_then_limit;
+use super::fixed_text::{ONE_ROW, push_ids_then_limit};
 use crate::rows::run::ListedTaskRow;
 
 /// Up to the first bind (the team), shared by both pages but for the parenthesis the cursor's
@@ -59,9 +59,6 @@ AS \"c\" WHERE (((\"c\".\"team_id\" = ",
 
 /// The SQL types of the columns both texts select: those of the same selection in diesel's DSL.
 type Selected = dsl::SqlTypeOf<dsl::AsSelect<ListedTaskRow, Pg>>;
-
-/// The cursor's subquery finds one task's position.
-const ONE: i64 = 1;
 
 /// The first `limit` tasks of the run `run` of `team`, by position. Load it as
 /// [`ListedTaskRow`].
@@ -143,7 +140,7 @@ impl QueryFragment<Pg> for TasksAfter {
         out.push_sql(c_task);
         out.push_bind_param::<SqlUuid, _>(&self.after)?;
         out.push_sql(c_limit);
-        out.push_bind_param::<BigInt, _>(&ONE)?;
+        out.push_bind_param::<BigInt, _>(&ONE_ROW)?;
         out.push_sql(limit);
         out.push_bind_param::<BigInt, _>(&self.limit)?;
         Ok(())

@@ -11,7 +11,7 @@ use procflow_domain::error::{DomainResult, Resource};
 use procflow_domain::ids::{RunId, TaskId, TeamId};
 use uuid::Uuid;
 
-use super::fixed_text::push_ids_then_limit;
+use super::fixed_text::{ONE_ROW, push_ids_then_limit};
 use super::not_found;
 use super::one_task::{OneTask, Shared, Unlocked, Whole};
 use crate::error::db_error;
@@ -31,9 +31,6 @@ struct RunTitle {
     run: Uuid,
 }
 
-/// The one row the statement may answer (a bind, as in diesel's own `first`).
-const LIMIT: i64 = 1;
-
 impl QueryId for RunTitle {
     type QueryId = Self;
     const HAS_STATIC_QUERY_ID: bool = true;
@@ -50,7 +47,7 @@ impl QueryFragment<Pg> for RunTitle {
             &mut out,
             select,
             &[(&self.team, run), (&self.run, limit)],
-            &LIMIT,
+            &ONE_ROW,
         )
     }
 }
